@@ -1,0 +1,32 @@
+// commands.hpp — parsed command-line arguments and the subcommands beside `run` and `check`.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../interpreter/driver.hpp"
+
+namespace mls {
+
+struct Args {
+  bool help = false, version = false;
+  std::string format = "text";
+  std::vector<std::pair<std::string, std::string>> uses, sets;
+  std::vector<std::string> presets;
+  std::string out;
+  RunOptions run;
+  std::vector<std::string> positional;  // command first
+};
+
+int emit(const Args& a, const std::string& text);
+int report(Session& s);
+Selection selection_of(const Args& a);
+
+int cmd_diff(const Args& a);         // diff.cpp
+int cmd_explain(const Args& a);      // explain.cpp
+int cmd_conventions(const Args& a);  // listing.cpp
+int cmd_presets(const Args& a);      // listing.cpp
+int cmd_repl(const Args& a);         // repl.cpp
+
+}  // namespace mls

@@ -1,0 +1,216 @@
+// main.cpp — the `mls` command line: run, check, diff, explain, conventions, presets, repl.
+// Exit codes (documented in README.md): 0 ok, 1 assertion failed / differences found,
+// 64 usage, 65 input error, 66 input missing, 70 internal error, 73 cannot write output.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "../interpreter/driver.hpp"
+#include "../interpreter/format.hpp"
+#include "commands.hpp"
+
+namespace mls {
+namespace {
+
+const char* kUsage = R"(usage: mls COMMAND [ARGS]
+
+commands:
+  run FILE        evaluate a scenario and print every result with its assumptions
+  check FILE      parse and dimension-check a scenario without evaluating it
+  diff FILE --use NAME=CHOICE ...   evaluate under two sets of choices and show what moved and why
+  diff FILE --preset A --preset B   compare two presets
+  diff A.mls B.mls                  compare two scenario files
+  explain FILE NAME                 the formula chain behind one result
+  conventions     list every convention, its choices and its default
+  presets         list every preset and its choices
+  repl [FILE...]  interactive exploration
+
+options:
+  --format text|json|csv|md   output format (run, diff: text|json)
+  --use NAME=CHOICE           choose a convention (repeatable)
+  --preset NAME               choose a preset (default: mls)
+  --set NAME=VALUE            override a parameter, with units: --set checkpoint_time=141.2s
+  --out FILE                  write the output to FILE (atomically) instead of stdout
+  --threads N                 worker threads for sweeps (default: all cores)
+  --max-points N              largest sweep or search allowed (default 1000000)
+  --help, --version
+
+exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage,
+            65 input error, 66 input missing, 70 internal error, 73 cannot write output
+)";
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
+  return 64;
+}
+
+}  // namespace
+
+int parse_args(int argc, char** argv, Args& a, std::string& error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* flag) -> std::optional<std::string> {
+      const std::string f = flag;
+      if (arg.rfind(f + "=", 0) == 0) return arg.substr(f.size() + 1);
+      if (arg == f) {
+        if (i + 1 >= argc) {
+          error = f + " needs a value";
+          return std::nullopt;
+        }
+        return std::string(argv[++i]);
+      }
+      return std::nullopt;
+    };
+    auto pair = [&](const std::string& v, std::vector<std::pair<std::string, std::string>>& out, const char* flag) {
+      const auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        error = std::string(flag) + " expects NAME=VALUE, got '" + v + "'";
+        return false;
+      }
+      out.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      a.help = true;
+    } else if (arg == "--version") {
+      a.version = true;
+    } else if (arg.rfind("--format", 0) == 0) {
+      auto v = value("--format");
+      if (!v) return 64;
+      a.format = *v;
+    } else if (arg.rfind("--use", 0) == 0) {
+      auto v = value("--use");
+      if (!v || !pair(*v, a.uses, "--use")) return 64;
+    } else if (arg.rfind("--set", 0) == 0) {
+      auto v = value("--set");
+      if (!v || !pair(*v, a.sets, "--set")) return 64;
+    } else if (arg.rfind("--preset", 0) == 0) {
+      auto v = value("--preset");
+      if (!v) return 64;
+      a.presets.push_back(*v);
+    } else if (arg.rfind("--out", 0) == 0) {
+      auto v = value("--out");
+      if (!v) return 64;
+      a.out = *v;
+    } else if (arg.rfind("--threads", 0) == 0 || arg.rfind("--max-points", 0) == 0) {
+      const bool threads = arg.rfind("--threads", 0) == 0;
+      auto v = value(threads ? "--threads" : "--max-points");
+      if (!v) return 64;
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || n == 0 || n > (threads ? 1024ull : 1'000'000'000'000ull)) {
+        error = std::string(threads ? "--threads" : "--max-points") + " expects a positive whole number, got '" + *v + "'";
+        return 64;
+      }
+      if (threads) a.run.threads = static_cast<unsigned>(n);
+      else a.run.max_points = static_cast<std::size_t>(n);
+    } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+      error = "unknown option '" + arg + "'";
+      return 64;
+    } else {
+      a.positional.push_back(arg);
+    }
+  }
+  return 0;
+}
+
+int emit(const Args& a, const std::string& text) {
+  if (!a.out.empty()) {
+    std::string err;
+    if (!write_atomically(a.out, text, err)) {
+      std::fprintf(stderr, "mls: error[io.write]: %s\n", err.c_str());
+      return 73;
+    }
+    return 0;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+int report(Session& s) {
+  const std::string text = render_all(s.prog.sources, s.prog.diags);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  const int code = s.prog.diags.exit_code();
+  return code == 0 ? 70 : code;
+}
+
+Selection selection_of(const Args& a) {
+  Selection sel;
+  if (!a.presets.empty()) sel.preset = a.presets.front();
+  sel.uses = a.uses;
+  sel.sets = a.sets;
+  return sel;
+}
+
+int cmd_run(const Args& a) {
+  if (a.positional.size() != 2) return usage_error("run expects one FILE");
+  if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
+    return usage_error("--format must be text, json, csv or md, got '" + a.format + "'");
+  if (a.presets.size() > 1) return usage_error("run takes one --preset (diff takes two)");
+  Session s;
+  const std::string& file = a.positional[1];
+  if (!prepare(s, file)) return report(s);
+  auto r = execute(s, selection_of(a), a.run);
+  if (!r) return report(s);
+  std::string text;
+  if (a.format == "json") text = format_json(s.prog, *r, file);
+  else if (a.format == "csv") text = format_csv(s.prog, *r);
+  else if (a.format == "md") text = format_markdown(s.prog, *r, file);
+  else text = format_text(s.prog, *r, file);
+  if (const int rc = emit(a, text)) return rc;
+  for (const auto& as : r->asserts)
+    if (!as.ok) return 1;
+  return 0;
+}
+
+int cmd_check(const Args& a) {
+  if (a.positional.size() != 2) return usage_error("check expects one FILE");
+  Session s;
+  if (!prepare(s, a.positional[1])) return report(s);
+  // Conventions and overrides are validated too (an unknown --use is an input error).
+  auto cfg = configure(s.prog, s.ck, selection_of(a));
+  if (!cfg || s.prog.diags.has_errors()) return report(s);
+  std::printf("%s: ok\n", a.positional[1].c_str());
+  return 0;
+}
+
+int dispatch(int argc, char** argv) {
+  Args a;
+  std::string error;
+  if (const int rc = parse_args(argc, argv, a, error)) return usage_error(error);
+  if (a.version) {
+    std::printf("mls %s\n", kVersion);
+    return 0;
+  }
+  if (a.help || a.positional.empty()) {
+    std::fputs(kUsage, a.help ? stdout : stderr);
+    return a.help ? 0 : 64;
+  }
+  const std::string& cmd = a.positional[0];
+  if (cmd == "run") return cmd_run(a);
+  if (cmd == "check") return cmd_check(a);
+  if (cmd == "diff") return cmd_diff(a);
+  if (cmd == "explain") return cmd_explain(a);
+  if (cmd == "conventions") return cmd_conventions(a);
+  if (cmd == "presets") return cmd_presets(a);
+  if (cmd == "repl") return cmd_repl(a);
+  return usage_error("unknown command '" + cmd + "'");
+}
+
+}  // namespace mls
+
+int main(int argc, char** argv) {
+  try {
+    return mls::dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n", e.what());
+    return 70;
+  } catch (...) {
+    std::fprintf(stderr, "mls: error[internal]: unknown exception\n");
+    return 70;
+  }
+}

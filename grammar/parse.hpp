@@ -1,0 +1,23 @@
+// parse.hpp — source text to AST. The PEGTL grammar lives behind this header (parse.cpp).
+#pragma once
+
+#include "../interpreter/ast.hpp"
+#include "../interpreter/diagnostic.hpp"
+
+namespace mls {
+
+// Parses a whole file statement by statement; after a syntax error it skips to the next line
+// that starts a statement, so independent errors are all reported.
+[[nodiscard]] Module parse_module(const Sources& src, FileId file, Diagnostics& diags);
+
+// REPL: parse one input. `incomplete` is set when the only error is at end of input (the
+// statement continues on the next line); diagnostics are then not added.
+[[nodiscard]] Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete);
+
+// A standalone expression (command-line `--set NAME=VALUE`).
+[[nodiscard]] ExprP parse_expression(const Sources& src, FileId file, Diagnostics& diags);
+
+// Maximum nesting depth of expressions and statements.
+inline constexpr std::size_t kMaxParseDepth = 96;
+
+}  // namespace mls

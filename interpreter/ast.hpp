@@ -1,0 +1,201 @@
+// ast.hpp — the typed syntax tree produced by grammar/parse.cpp and annotated by resolve/check.
+// Plain structs: the parser fills the syntax, the resolver fills `ref`/`slot`/`site`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "number.hpp"
+#include "source.hpp"
+
+namespace mls {
+
+using Sym = std::uint32_t;  // interned identifier (see symbols.hpp)
+inline constexpr Sym kNoSym = 0;
+
+enum class Op : std::uint8_t { add, sub, mul, div, pow, eq, ne, lt, le, gt, ge, and_, or_, not_, neg };
+[[nodiscard]] const char* op_text(Op op);
+
+struct UnitTerm {
+  std::string atom;
+  int exponent = 1;  // already negated for terms after '/'
+  Span span;
+};
+
+struct UnitExpr {
+  std::vector<UnitTerm> terms;  // empty: dimensionless target `-> 1`
+  std::string text;             // as written, spaces removed
+  Span span;
+};
+
+enum class EK : std::uint8_t { num, boolean, str, name, unary, binary, call, field, record, with, list, if_, match, convert };
+
+// What a name or call refers to, filled by the resolver.
+enum class RefKind : std::uint8_t { none, local, global, function, native, convention };
+struct Ref {
+  RefKind kind = RefKind::none;
+  std::uint32_t index = 0;  // slot, global index, function index, native index, convention index
+};
+
+struct Expr;
+using ExprP = std::unique_ptr<Expr>;
+
+struct RecordItem {
+  bool is_let = false;  // `let x = ...` inside a record: visible to later items, not a field
+  Sym name = kNoSym;
+  Span name_span;
+  ExprP value;
+  int slot = -1;
+};
+
+struct WithItem {
+  std::vector<Sym> path;
+  std::vector<Span> path_spans;
+  ExprP value;
+};
+
+struct Arg {
+  Sym name = kNoSym;  // kNoSym: positional
+  Span name_span;
+  ExprP value;
+};
+
+struct Pattern {
+  enum class K : std::uint8_t { wildcard, name, str } kind = K::wildcard;
+  Sym name = kNoSym;
+  std::string str;
+  Span span;
+};
+
+struct MatchArm {
+  std::vector<Pattern> patterns;
+  ExprP body;
+  Span span;
+};
+
+struct Expr {
+  EK kind = EK::num;
+  Op op = Op::add;
+  Span span;
+  // Literals. `num` is the number as written; `unit` its unit (the checker scales to base units).
+  Num num;
+  std::optional<UnitExpr> unit;
+  bool bval = false;
+  std::string str;
+  // Names, fields and calls.
+  Sym name = kNoSym;
+  Span name_span;
+  std::vector<ExprP> kids;  // unary 1, binary 2, field 1, with 1, list n, if 3, match 1, convert 1
+  std::vector<RecordItem> items;
+  std::vector<WithItem> with_items;
+  std::vector<Arg> args;
+  std::vector<MatchArm> arms;
+  UnitExpr target;                // convert
+  std::optional<Num> resolution;  // convert: `@ 0.1`
+  // Annotations.
+  Ref ref;
+  std::uint32_t site = 0;  // branch site (if, match, max/min calls); 0 = none
+  std::int32_t atom = -1;  // literal bound to a name: the assumption it creates
+  std::int32_t approx_atom = -1;  // native call that may approximate: its "approx" assumption
+  Num si;                  // number literal scaled to base units (set by the checker)
+  bool si_ready = false;
+};
+
+struct Param {
+  Sym name = kNoSym;
+  Span span;
+  std::optional<UnitExpr> annotation;
+  ExprP default_value;
+  int slot = -1;
+};
+
+struct ShowItem {
+  std::string label;
+  bool explicit_label = false;
+  ExprP expr;
+  Span span;
+};
+
+struct Binding {
+  std::vector<Sym> names;
+  std::vector<Span> name_spans;
+  std::vector<ExprP> domains;  // one for `x in ...`, several for `(a, b) in zip(...)`
+  bool zip = false;
+  ExprP range_to;  // `a..b`
+  ExprP step;      // `by +s` / `by *f`
+  char step_op = 0;
+  std::vector<int> slots;
+  Span span;
+};
+
+enum class BK : std::uint8_t { let, show, assert_, where, subject, maximize, minimize, top, pareto };
+struct BodyItem {
+  BK kind = BK::let;
+  Span span;
+  Sym name = kNoSym;  // let
+  int slot = -1;
+  std::vector<ExprP> exprs;       // where/subject/objectives/assert: expressions
+  std::vector<bool> maximize;     // pareto: direction of each objective
+  std::vector<ShowItem> shows;    // show
+  std::string message;            // assert
+  std::int64_t top = 0;
+};
+
+struct Choice {
+  Sym name = kNoSym;
+  std::string description;
+  Span span;
+};
+
+enum class SK : std::uint8_t {
+  import_, let, set, use, preset_select, preset_def, show, assert_, sweep, search, convention, dimension,
+  unit, prefixes, display, native
+};
+
+struct Stmt {
+  SK kind = SK::let;
+  Span span;       // whole statement
+  Span name_span;  // the declared name
+  Sym name = kNoSym;
+  std::vector<Sym> path;  // set: dotted target
+  std::string str;        // import path, descriptions
+  // let / native: function parameters (has_params distinguishes `let f() = ` from `let x =`)
+  bool has_params = false;
+  std::vector<Param> params;
+  ExprP value;
+  int nslots = 0;
+  // use
+  Sym choice = kNoSym;
+  Span choice_span;
+  // show / assert
+  std::vector<ShowItem> shows;
+  // sweeps and searches
+  std::vector<Binding> bindings;
+  std::vector<BodyItem> body;
+  // conventions
+  std::vector<Choice> choices;
+  Sym default_choice = kNoSym;
+  Span default_span;
+  // presets: nested use/set statements, optional base
+  std::vector<Stmt> items;
+  Sym extends = kNoSym;
+  Span extends_span;
+  // dimension: factors (name, exponent); unit: base dimension, prefix sets, definition
+  std::vector<std::pair<Sym, int>> dim_factors;
+  std::vector<Span> dim_spans;
+  Sym base_dim = kNoSym;
+  std::vector<Sym> prefix_sets;
+  std::vector<std::pair<std::string, Num>> prefix_defs;
+  std::vector<UnitExpr> display_units;
+  std::string unit_name;
+};
+
+struct Module {
+  FileId file = kNoFile;
+  std::vector<Stmt> stmts;
+};
+
+}  // namespace mls

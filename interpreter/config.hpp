@@ -1,0 +1,48 @@
+// config.hpp — one side of a run: which choice each convention takes and which parameters are
+// overridden, with who decided (command line > scenario > preset > convention default).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "check.hpp"
+#include "program.hpp"
+
+namespace mls {
+
+struct ConvSel {
+  int choice = 0;
+  std::string via;  // "default", "preset mlsysim", "scenario", "command line"
+  Span at;
+  AtomId atom = 0;
+};
+
+struct Override {
+  std::vector<Sym> path;  // global name, then fields
+  const Expr* value = nullptr;
+  int nslots = 0;
+  AtomId atom = 0;
+};
+
+struct Config {
+  std::string preset;      // "mls" unless chosen
+  std::string preset_via;  // "default", "scenario", "command line"
+  std::vector<ConvSel> conv;                    // per convention
+  std::vector<std::vector<Override>> overrides;  // per global, applied in order
+};
+
+// Choices made outside the scenario.
+struct Selection {
+  std::optional<std::string> preset;
+  std::vector<std::pair<std::string, std::string>> uses;  // NAME=CHOICE
+  std::vector<std::pair<std::string, std::string>> sets;  // NAME=VALUE (mls expression text)
+};
+
+inline constexpr const char* kDefaultPreset = "mls";
+
+// Builds a Config; reports unknown conventions/choices/presets/parameters into p.diags.
+[[nodiscard]] std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel);
+
+}  // namespace mls

@@ -1,0 +1,126 @@
+// deps.cpp — atom tables and the thread-safe interner of dependency sets.
+#include "deps.hpp"
+
+#include <algorithm>
+
+namespace mls {
+
+const char* kind_name(AssumptionKind k) {
+  switch (k) {
+    case AssumptionKind::convention: return "convention";
+    case AssumptionKind::set: return "set";
+    case AssumptionKind::registry: return "registry";
+    case AssumptionKind::default_: return "default";
+    case AssumptionKind::approx: return "approx";
+  }
+  return "?";
+}
+
+namespace {
+std::atomic<std::uint64_t> g_generation{1};
+}
+
+Deps::Deps() : chunks_(new std::atomic<Chunk*>[kChunks]), generation_(g_generation++) {
+  for (std::size_t i = 0; i < kChunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
+  sites_.push_back({});  // site 0 = none
+  intern({});            // set 0 = empty
+}
+
+Deps::~Deps() {
+  for (std::size_t i = 0; i < kChunks; ++i) delete chunks_[i].load(std::memory_order_relaxed);
+}
+
+AtomId Deps::add_assumption(Assumption a) {
+  assumptions_.push_back(std::move(a));
+  atoms_.push_back(Atom{static_cast<std::int32_t>(assumptions_.size() - 1), 0, 0});
+  return static_cast<AtomId>(atoms_.size() - 1);
+}
+
+std::uint32_t Deps::add_site(Site s) {
+  const auto id = static_cast<std::uint32_t>(sites_.size());
+  const auto first = static_cast<AtomId>(atoms_.size());
+  for (std::size_t i = 0; i < s.arms.size(); ++i) atoms_.push_back(Atom{-1, id, static_cast<std::uint32_t>(i)});
+  sites_.push_back({std::move(s), first});
+  return id;
+}
+
+void Deps::rollback(Mark m) {
+  atoms_.resize(m.atoms);
+  assumptions_.resize(m.assumptions);
+  sites_.resize(m.sites);
+  // Interned sets may mention rolled-back atoms; they are unreachable from live values and
+  // harmless, and the ids of new atoms are reused consistently, so leave the sets alone... except
+  // that a stale set could be returned for a new atom list. Clear the index to be safe.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = index_.begin(); it != index_.end();) {
+    const bool stale = std::any_of(it->first.begin(), it->first.end(), [&](AtomId a) { return a >= m.atoms; });
+    it = stale ? index_.erase(it) : std::next(it);
+  }
+  generation_ = g_generation++;
+}
+
+std::size_t Deps::VecHash::operator()(const std::vector<AtomId>& v) const {
+  std::size_t h = 1469598103934665603ull;
+  for (auto x : v) h = (h ^ x) * 1099511628211ull;
+  return h;
+}
+
+DepSet Deps::intern(std::vector<AtomId> v) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(v);
+  if (it != index_.end()) return it->second;
+  const std::uint32_t id = count_.load(std::memory_order_relaxed);
+  const std::size_t c = id >> kChunkBits;
+  if (c >= kChunks) return 0;  // 268M distinct sets: unreachable in practice; degrade to empty
+  Chunk* chunk = chunks_[c].load(std::memory_order_acquire);
+  if (!chunk) {
+    chunk = new Chunk();
+    chunks_[c].store(chunk, std::memory_order_release);
+  }
+  chunk->sets[id & ((1u << kChunkBits) - 1)] = v;
+  index_.emplace(std::move(v), id);
+  count_.store(id + 1, std::memory_order_release);
+  return id;
+}
+
+const std::vector<AtomId>& Deps::atoms(DepSet s) const {
+  return chunks_[s >> kChunkBits].load(std::memory_order_acquire)->sets[s & ((1u << kChunkBits) - 1)];
+}
+
+DepSet Deps::single(AtomId a) { return intern({a}); }
+
+DepSet Deps::of(std::vector<AtomId> atoms) {
+  std::sort(atoms.begin(), atoms.end());
+  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  return intern(std::move(atoms));
+}
+
+DepSet Deps::unite(DepSet a, DepSet b) {
+  if (a == b || b == 0) return a;
+  if (a == 0) return b;
+  if (a > b) std::swap(a, b);
+  // Per-thread memo: sweeps repeat the same unions millions of times.
+  struct Cache {
+    std::uint64_t generation = 0;
+    std::unordered_map<std::uint64_t, DepSet> map;
+  };
+  thread_local Cache cache;
+  if (cache.generation != generation_) {
+    cache.map.clear();
+    cache.generation = generation_;
+  }
+  const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+  auto it = cache.map.find(key);
+  if (it != cache.map.end()) return it->second;
+  const auto& x = atoms(a);
+  const auto& y = atoms(b);
+  std::vector<AtomId> out;
+  out.reserve(x.size() + y.size());
+  std::set_union(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+  const DepSet r = intern(std::move(out));
+  if (cache.map.size() > (1u << 20)) cache.map.clear();
+  cache.map.emplace(key, r);
+  return r;
+}
+
+}  // namespace mls

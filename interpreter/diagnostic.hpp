@@ -1,0 +1,73 @@
+// diagnostic.hpp — the one diagnostic type shared by every phase, and its renderer.
+// Rendered compiler-style: `file:line:col: error[code]: message`, source line, caret span, notes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "source.hpp"
+
+namespace mls {
+
+enum class ErrorKind {
+#define X(id, code, exit, summary) id,
+#include "error_kinds.def"
+#undef X
+};
+
+struct ErrorKindInfo {
+  ErrorKind kind;
+  const char* code;
+  int exit_code;
+  const char* summary;
+};
+[[nodiscard]] const std::vector<ErrorKindInfo>& all_error_kinds();
+[[nodiscard]] const ErrorKindInfo& info(ErrorKind k);
+
+enum class Severity { error, warning };
+
+struct Label {
+  Span span;
+  std::string text;
+};
+
+struct Diagnostic {
+  Severity severity = Severity::error;
+  ErrorKind kind = ErrorKind::internal;
+  std::string message;
+  Span span;                 // primary location (may be invalid: command line)
+  std::string label;         // text under the caret
+  std::vector<Label> notes;  // secondary locations ("note: opened here")
+  std::vector<std::string> help;
+};
+
+// Thrown to abort a phase (runtime errors, limits); caught at the CLI/REPL boundary.
+struct DiagnosticError {
+  Diagnostic diag;
+};
+
+class Diagnostics {
+ public:
+  void add(Diagnostic d) { items_.push_back(std::move(d)); }
+  Diagnostic& error(ErrorKind k, Span s, std::string msg);
+  [[nodiscard]] bool has_errors() const;
+  [[nodiscard]] const std::vector<Diagnostic>& items() const { return items_; }
+  [[nodiscard]] std::size_t size() const { return items_.size(); }
+  void truncate(std::size_t n) { items_.resize(n); }
+  void clear() { items_.clear(); }
+  // Exit code of the first error, or 0.
+  [[nodiscard]] int exit_code() const;
+
+ private:
+  std::vector<Diagnostic> items_;
+};
+
+[[nodiscard]] std::string render(const Sources& src, const Diagnostic& d);
+[[nodiscard]] std::string render_all(const Sources& src, const Diagnostics& ds);
+
+// Did-you-mean: the closest candidate by edit distance, or "" if none is close enough.
+[[nodiscard]] std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace mls

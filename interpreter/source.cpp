@@ -1,0 +1,55 @@
+// source.cpp — line tables and position rendering for loaded files.
+#include "source.hpp"
+
+#include <algorithm>
+
+namespace mls {
+
+LineCol SourceFile::locate(std::uint32_t offset) const {
+  auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+  const auto line = static_cast<std::uint32_t>(it - line_starts.begin());
+  const std::uint32_t start = line_starts[line - 1];
+  return {line, offset - start + 1};
+}
+
+std::string_view SourceFile::line_text(std::uint32_t line) const {
+  if (line == 0 || line > line_starts.size()) return {};
+  const std::uint32_t b = line_starts[line - 1];
+  std::uint32_t e = line < line_starts.size() ? line_starts[line] : static_cast<std::uint32_t>(text.size());
+  while (e > b && (text[e - 1] == '\n' || text[e - 1] == '\r')) --e;
+  return std::string_view(text).substr(b, e - b);
+}
+
+FileId Sources::add(std::string name, std::string text, bool is_stdlib) {
+  auto f = std::make_unique<SourceFile>();
+  f->name = std::move(name);
+  f->text = std::move(text);
+  f->is_stdlib = is_stdlib;
+  f->line_starts.push_back(0);
+  for (std::uint32_t i = 0; i < f->text.size(); ++i)
+    if (f->text[i] == '\n') f->line_starts.push_back(i + 1);
+  files_.push_back(std::move(f));
+  return static_cast<FileId>(files_.size() - 1);
+}
+
+std::string_view Sources::slice(Span s) const {
+  if (!s.valid()) return {};
+  const auto& t = files_[s.file]->text;
+  if (s.begin > t.size()) return {};
+  return std::string_view(t).substr(s.begin, std::min<std::size_t>(s.end, t.size()) - s.begin);
+}
+
+std::string Sources::where_line(Span s) const {
+  if (!s.valid()) return "command line";
+  const auto& f = *files_[s.file];
+  return f.name + ":" + std::to_string(f.locate(s.begin).line);
+}
+
+std::string Sources::where_col(Span s) const {
+  if (!s.valid()) return "command line";
+  const auto& f = *files_[s.file];
+  const auto lc = f.locate(s.begin);
+  return f.name + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+}
+
+}  // namespace mls

@@ -1,0 +1,54 @@
+// source.hpp — source files, byte spans and their line/column mapping.
+// Every phase reports positions as Spans; only rendering turns them into file:line:col.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mls {
+
+using FileId = std::uint32_t;
+inline constexpr FileId kNoFile = 0xffffffffu;
+
+struct Span {
+  FileId file = kNoFile;
+  std::uint32_t begin = 0;  // byte offset, inclusive
+  std::uint32_t end = 0;    // byte offset, exclusive
+  [[nodiscard]] bool valid() const { return file != kNoFile; }
+};
+
+struct LineCol {
+  std::uint32_t line = 0;  // 1-based
+  std::uint32_t col = 0;   // 1-based, in bytes
+};
+
+struct SourceFile {
+  std::string name;  // as shown to users: "stdlib/units.mls", "scenarios/x.mls"
+  std::string text;
+  bool is_stdlib = false;
+  std::vector<std::uint32_t> line_starts;  // byte offset of each line
+  [[nodiscard]] LineCol locate(std::uint32_t offset) const;
+  [[nodiscard]] std::string_view line_text(std::uint32_t line) const;
+};
+
+// Owns every loaded file for the lifetime of a session (the AST keeps spans into them).
+class Sources {
+ public:
+  FileId add(std::string name, std::string text, bool is_stdlib);
+  [[nodiscard]] const SourceFile& get(FileId id) const { return *files_[id]; }
+  [[nodiscard]] std::size_t size() const { return files_.size(); }
+  [[nodiscard]] std::string_view slice(Span s) const;
+  // "file:line" (for assumptions) and "file:line:col" (for diagnostics).
+  [[nodiscard]] std::string where_line(Span s) const;
+  [[nodiscard]] std::string where_col(Span s) const;
+  // Drop files added after `count` (REPL rollback of a failed input).
+  void truncate(std::size_t count) { files_.resize(count); }
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> files_;
+};
+
+}  // namespace mls

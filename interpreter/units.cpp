@@ -1,0 +1,207 @@
+// units.cpp — dimension algebra, unit lookup with prefixes, and choosing display units.
+#include "units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mls {
+
+Dim Dim::operator*(const Dim& o) const {
+  Dim r;
+  for (int i = 0; i < kMaxBaseDims; ++i) r.e[i] = static_cast<std::int16_t>(e[i] + o.e[i]);
+  return r;
+}
+
+Dim Dim::operator/(const Dim& o) const {
+  Dim r;
+  for (int i = 0; i < kMaxBaseDims; ++i) r.e[i] = static_cast<std::int16_t>(e[i] - o.e[i]);
+  return r;
+}
+
+std::optional<Dim> Dim::pow(std::int64_t num, std::int64_t den) const {
+  if (den == 0) return std::nullopt;
+  Dim r;
+  for (int i = 0; i < kMaxBaseDims; ++i) {
+    const std::int64_t x = static_cast<std::int64_t>(e[i]) * num;
+    if (x % den != 0) return std::nullopt;
+    const std::int64_t y = x / den;
+    if (y > 30000 || y < -30000) return std::nullopt;
+    r.e[i] = static_cast<std::int16_t>(y);
+  }
+  return r;
+}
+
+std::size_t Dim::hash() const {
+  std::size_t h = 1469598103934665603ull;
+  for (auto x : e) h = (h ^ static_cast<std::uint16_t>(x)) * 1099511628211ull;
+  return h;
+}
+
+bool UnitTable::add_base_dimension(const std::string& name, std::string description, Span decl) {
+  if (dimension(name) || bases_ >= kMaxBaseDims) return false;
+  Dim d;
+  d.e[bases_] = kDimDen;
+  dims_.push_back({name, d, true, std::move(description), decl});
+  ++bases_;
+  return true;
+}
+
+bool UnitTable::add_derived_dimension(const std::string& name, Dim dim, std::string description, Span decl) {
+  if (dimension(name)) return false;
+  dims_.push_back({name, dim, false, std::move(description), decl});
+  return true;
+}
+
+bool UnitTable::add_prefix_set(PrefixSet ps) {
+  if (prefix_set(ps.name)) return false;
+  prefix_sets_.push_back(std::move(ps));
+  return true;
+}
+
+bool UnitTable::add_unit(UnitDef u) {
+  if (unit_index_.count(u.name)) return false;
+  // The first unit declared for a base dimension with factor 1 names it in base_units().
+  for (int i = 0; i < bases_; ++i) {
+    Dim b;
+    b.e[i] = kDimDen;
+    if (u.dim == b && u.factor.exact() && compare(u.factor, Num::of_int(1)) == 0 && base_unit_names_[i].empty())
+      base_unit_names_[i] = u.name;
+  }
+  unit_index_[u.name] = units_.size();
+  units_.push_back(std::move(u));
+  return true;
+}
+
+void UnitTable::add_display(DisplayUnit d, Dim dim) {
+  for (auto& [k, v] : display_)
+    if (k == dim) {
+      v.push_back(std::move(d));
+      return;
+    }
+  display_.push_back({dim, {std::move(d)}});
+}
+
+const DimensionDef* UnitTable::dimension(std::string_view name) const {
+  for (const auto& d : dims_)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const PrefixSet* UnitTable::prefix_set(std::string_view name) const {
+  for (const auto& p : prefix_sets_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const UnitDef* UnitTable::unit(std::string_view name) const {
+  auto it = unit_index_.find(std::string(name));
+  return it == unit_index_.end() ? nullptr : &units_[it->second];
+}
+
+std::optional<ResolvedUnit> UnitTable::lookup_atom(std::string_view atom) const {
+  if (const UnitDef* u = unit(atom)) return ResolvedUnit{u->factor, u->dim};
+  // Prefixed: longest prefix first ("Ki" before "K"); case-sensitive throughout.
+  std::optional<ResolvedUnit> best;
+  std::size_t best_len = 0;
+  for (const auto& ps : prefix_sets_)
+    for (const auto& [p, f] : ps.prefixes) {
+      if (p.size() >= atom.size() || p.size() <= best_len || atom.compare(0, p.size(), p) != 0) continue;
+      const UnitDef* u = unit(atom.substr(p.size()));
+      if (!u || std::find(u->prefix_sets.begin(), u->prefix_sets.end(), ps.name) == u->prefix_sets.end()) continue;
+      bool lost = false;
+      best = ResolvedUnit{mul(f, u->factor, lost), u->dim};
+      best_len = p.size();
+    }
+  return best;
+}
+
+std::string UnitTable::dim_name(const Dim& d) const {
+  if (d.none()) return "dimensionless";
+  for (const auto& dd : dims_)
+    if (dd.dim == d) return dd.name;
+  std::string num, den;
+  for (int i = 0; i < bases_; ++i) {
+    const int x = d.e[i];
+    if (x == 0) continue;
+    std::string part = dims_[static_cast<std::size_t>(i)].name;
+    const int a = std::abs(x);
+    if (a != kDimDen) {
+      const int g = std::gcd(a, kDimDen);
+      part += a % kDimDen == 0 ? "^" + std::to_string(a / kDimDen)
+                               : "^(" + std::to_string(a / g) + "/" + std::to_string(kDimDen / g) + ")";
+    }
+    std::string& side = x > 0 ? num : den;
+    if (!side.empty()) side += "*";
+    side += part;
+  }
+  if (num.empty()) num = "1";
+  return den.empty() ? num : num + "/" + den;
+}
+
+std::string UnitTable::base_units(const Dim& d) const {
+  if (d.none()) return "";
+  std::string num, den;
+  for (int i = 0; i < bases_; ++i) {
+    const int x = d.e[i];
+    if (x == 0) continue;
+    std::string part = base_unit_names_[static_cast<std::size_t>(i)].empty()
+                           ? dims_[static_cast<std::size_t>(i)].name
+                           : base_unit_names_[static_cast<std::size_t>(i)];
+    const int a = std::abs(x);
+    if (a != kDimDen) {
+      const int g = std::gcd(a, kDimDen);
+      part += a % kDimDen == 0 ? "^" + std::to_string(a / kDimDen)
+                               : "^(" + std::to_string(a / g) + "/" + std::to_string(kDimDen / g) + ")";
+    }
+    std::string& side = x > 0 ? num : den;
+    if (!side.empty()) side += "*";
+    side += part;
+  }
+  if (num.empty()) num = "1";
+  return den.empty() ? num : num + "/" + den;
+}
+
+DisplayUnit UnitTable::human_unit(const Dim& d, double si_value) const {
+  for (const auto& [k, list] : display_) {
+    if (k != d) continue;
+    const double v = std::fabs(si_value);
+    const DisplayUnit* best = nullptr;
+    double best_mag = -1;
+    const DisplayUnit* smallest = nullptr;
+    const DisplayUnit* largest = nullptr;
+    for (const auto& u : list) {
+      const double m = v / u.factor.d;
+      if (m >= 1 && m < 1000 && m > best_mag) {
+        best = &u;
+        best_mag = m;
+      }
+      if (!smallest || u.factor.d < smallest->factor.d) smallest = &u;
+      if (!largest || u.factor.d > largest->factor.d) largest = &u;
+    }
+    if (best) return *best;
+    if (v == 0) return *smallest;
+    return v < smallest->factor.d ? *smallest : *largest;
+  }
+  return {base_units(d), Num::of_int(1)};
+}
+
+std::vector<std::string> UnitTable::all_unit_names() const {
+  std::vector<std::string> out;
+  for (const auto& u : units_) {
+    out.push_back(u.name);
+    for (const auto& set : u.prefix_sets)
+      if (const PrefixSet* ps = prefix_set(set))
+        for (const auto& [p, f] : ps->prefixes) out.push_back(p + u.name);
+  }
+  return out;
+}
+
+std::vector<std::string> UnitTable::units_of(const Dim& d) const {
+  std::vector<std::string> out;
+  for (const auto& u : units_)
+    if (u.dim == d) out.push_back(u.name);
+  return out;
+}
+
+}  // namespace mls
