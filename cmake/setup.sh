@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# setup.sh — install what is missing (Debian 12, as root), then configure and build mls.
+#   cmake/setup.sh              release build in build/ (warnings are errors)
+#   cmake/setup.sh --sanitize   AddressSanitizer + UBSan build in build-asan/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make python3 tao-pegtl-dev libfmt-dev libboost-dev doctest-dev libedit-dev
+          libbenchmark-dev tmux clang libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "${1:-}" = "--sanitize" ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLS_SANITIZE=ON -DMLS_WERROR=ON -DMLS_BENCH=OFF >/dev/null
+  cmake --build build-asan -j"$jobs"
+else
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMLS_WERROR=ON >/dev/null
+  cmake --build build -j"$jobs"
+fi
