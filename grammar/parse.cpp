@@ -222,7 +222,7 @@ class Lowerer {
     auto v = Num::parse(raw.string_view());
     if (!v) {
       diags_.error(ErrorKind::parse_number, span(raw), "number literal out of range")
-          .help.push_back("mls numbers must be finite and have at most 400 decimal exponent digits");
+          .help.push_back("literals are exact rationals of at most 1024 bits: from about 1e-300 to 1e300");
       return Num::of_int(0);
     }
     return *v;
@@ -242,7 +242,40 @@ class Lowerer {
     return e;
   }
 
-  ExprP expr(const Node& n) const {
+  // Every lowered expression passes through bounded(): the AST stays at most kMaxExprDepth deep.
+  ExprP expr(const Node& n) const { return bounded(expr_node(n)); }
+
+  // Height of a node from its (already bounded) children. Chains like `a + b + c + ...` and
+  // `x.a.b.c...` are flat in the grammar (so PEGTL's nesting limit does not see them) but
+  // left-deep in the AST, and every later phase recurses over the AST: a chain longer than
+  // kMaxExprDepth is reported here and cut, so no phase can run out of stack on it.
+  ExprP bounded(ExprP e) const {
+    std::uint32_t h = 0;
+    auto see = [&h](const ExprP& k) {
+      if (k) h = std::max(h, k->depth);
+    };
+    for (const auto& k : e->kids) see(k);
+    for (const auto& it : e->items) see(it.value);
+    for (const auto& w : e->with_items) see(w.value);
+    for (const auto& a : e->args) see(a.value);
+    for (const auto& arm : e->arms) see(arm.body);
+    e->depth = h + 1;
+    if (e->depth <= kMaxExprDepth) return e;
+    if (!too_deep_reported_) {
+      too_deep_reported_ = true;
+      Span at = e->span;
+      auto& d = diags_.error(ErrorKind::parse_too_deep, at,
+                             "expression nests too deeply (more than " + std::to_string(kMaxExprDepth) + " levels)");
+      d.help.push_back("each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it with `let`");
+    }
+    // Keep the deepest operand (exactly at the limit): the file fails to load anyway, and a
+    // stand-in of the same type keeps the checker from adding follow-on errors.
+    for (auto& k : e->kids)
+      if (k && k->depth == h) return std::move(k);
+    return make(EK::num, e->span);
+  }
+
+  ExprP expr_node(const Node& n) const {
     if (n.is_type<g::expr>()) {
       ExprP inner = expr(*n.children.at(0));
       const Node* conv = find<g::conversion>(n);
@@ -315,7 +348,7 @@ class Lowerer {
     e->op = op;
     e->kids.push_back(std::move(a));
     e->kids.push_back(std::move(b));
-    return e;
+    return bounded(std::move(e));
   }
 
   ExprP postfix(const Node& n) const {
@@ -328,7 +361,7 @@ class Lowerer {
         e->name = name_of(nm);
         e->name_span = span(nm);
         e->kids.push_back(std::move(acc));
-        acc = std::move(e);
+        acc = bounded(std::move(e));
       } else if (c.is_type<g::with_clause>()) {
         auto e = make(EK::with, join(acc->span, close_span(c, find<g::with_close>(c))));
         e->kids.push_back(std::move(acc));
@@ -341,7 +374,7 @@ class Lowerer {
           w.value = expr(*item->children.at(1));
           e->with_items.push_back(std::move(w));
         }
-        acc = std::move(e);
+        acc = bounded(std::move(e));
       }
     }
     return acc;
@@ -453,7 +486,7 @@ class Lowerer {
       }
       return e;
     }
-    if (n.is_type<g::expr>() || n.is_type<g::or_expr>() || n.is_type<g::postfix_expr>()) return expr(n);
+    if (n.is_type<g::expr>() || n.is_type<g::or_expr>() || n.is_type<g::postfix_expr>()) return expr_node(n);
     // Unreachable for well-formed trees; keep going with a harmless literal.
     diags_.error(ErrorKind::internal, span(n), "unexpected parse node " + std::string(n.type));
     return make(EK::num, span(n));
@@ -581,6 +614,7 @@ class Lowerer {
   }
 
   Stmt statement(const Node& n) const {
+    too_deep_reported_ = false;
     Stmt s;
     s.span = span(n);
     if (n.is_type<g::import_stmt>()) {
@@ -662,8 +696,11 @@ class Lowerer {
           } else if (c->is_type<g::dim_factor>()) {
             int ex = 1;
             if (const Node* e = find<g::unit_exponent>(*c)) {
-              const std::string t = e->string().substr(1);
-              ex = std::clamp(std::atoi(t.c_str()), -100, 100);
+              // Saturating parse: atoi is undefined on overflow and the digits are unbounded.
+              int v = 0;
+              for (char ch : e->string_view().substr(1))
+                if (ch >= '0' && ch <= '9') v = std::min(v * 10 + (ch - '0'), 100);
+              ex = e->string_view().find('-') != std::string_view::npos ? -v : v;
             }
             s.dim_factors.emplace_back(name_of(*c->children.at(0)), sign * ex);
             s.dim_spans.push_back(span(*c));
@@ -717,6 +754,7 @@ class Lowerer {
   FileId file_;
   Diagnostics& diags_;
   const ParseState& st_;
+  mutable bool too_deep_reported_ = false;  // one report per statement
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ namespace mls {
 // A standalone expression (command-line `--set NAME=VALUE`).
 [[nodiscard]] ExprP parse_expression(const Sources& src, FileId file, Diagnostics& diags);
 
-// Maximum nesting depth of expressions and statements.
+// Maximum nesting depth of expressions and statements (brackets, prefix operators, `^`).
 inline constexpr std::size_t kMaxParseDepth = 96;
+// Maximum height of a lowered expression tree (operator chains, field and `with` chains).
+inline constexpr std::uint32_t kMaxExprDepth = 1000;
 
 }  // namespace mls

@@ -102,6 +102,7 @@ struct Expr {
   std::int32_t approx_atom = -1;  // native call that may approximate: its "approx" assumption
   Num si;                  // number literal scaled to base units (set by the checker)
   bool si_ready = false;
+  std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
 };
 
 struct Param {
