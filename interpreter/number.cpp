@@ -136,9 +136,11 @@ std::optional<Num> Num::parse(std::string_view text) {
   Rat r{Int(mant)};
   if (e10 > 0) r *= Rat(pow10(static_cast<unsigned>(e10)));
   if (e10 < 0) r /= Rat(pow10(static_cast<unsigned>(-e10)));
+  // A literal is exact by promise: one beyond the exact range (1e-400, or 1e-320, whose
+  // denominator needs more than kMaxExactBits) is rejected, not silently rounded to binary64.
   bool lost = false;
   Num n = make(std::move(r), lost);
-  if (!std::isfinite(n.d)) return std::nullopt;
+  if (lost || !std::isfinite(n.d)) return std::nullopt;
   return n;
 }
 
@@ -229,6 +231,12 @@ std::string format_sig(const Num& a, int sig) {
   e = std::clamp<long>(e, -390, 390);
   while (mag < p10(e)) --e;
   while (mag >= p10(e + 1)) ++e;
+  // Rounding to `sig` digits can carry into a new digit (9.9996 -> 10.00): then the value
+  // prints as the next power of ten.
+  {
+    const Rat scaled = mag / p10(e) * Rat(pow10(static_cast<unsigned>(sig - 1)));
+    if (round_half_up(scaled) >= pow10(static_cast<unsigned>(sig))) ++e;
+  }
   if (e >= 15 || e < -6) {
     // Scientific: d.ddd e±x, trimmed.
     const Rat scaled = r / p10(e) * Rat(pow10(static_cast<unsigned>(sig - 1)));

@@ -3,9 +3,9 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "../grammar/parse.hpp"
 #include "natives.hpp"
@@ -19,14 +19,18 @@ namespace {
 
 constexpr std::size_t kMaxFileBytes = 16u << 20;
 
+// Reads at most kMaxFileBytes + 1 bytes: enough to tell that a file is too large without
+// reading (or holding) all of a huge one. Devices and FIFOs are not regular files: refused.
 std::optional<std::string> read_disk(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  char buf[1 << 16];
+  while (out.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0) out.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return std::nullopt;
+  return out;
 }
 
 // Valid UTF-8 without NUL bytes: anything else is not a scenario file.
@@ -140,7 +144,8 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
     return false;
   }
   if (text->size() > kMaxFileBytes) {
-    diags.error(ErrorKind::load_missing, from, "'" + path + "' is larger than 16 MiB");
+    diags.error(ErrorKind::load_too_large, from, "'" + path + "' is larger than 16 MiB")
+        .help.push_back("mls files are hand-written models; split generated data into several files");
     return false;
   }
   if (!is_text(*text)) {
@@ -200,11 +205,24 @@ struct UnitBuilder {
       bool lost = false;
       auto f = pow_int(r->factor, t.exponent, lost);
       auto dim = r->dim.pow(t.exponent, 1);
-      if (!dim) return std::nullopt;
+      if (dim) dim = acc.dim.times(*dim);
+      if (!dim) {
+        p.diags.error(ErrorKind::unit_decl, u.span, "the dimension of '" + u.text + "' is out of range");
+        return std::nullopt;
+      }
       acc.factor = mul(acc.factor, f, lost);
-      acc.dim = acc.dim * *dim;
+      if (!exact_ok(acc.factor, lost, u.span)) return std::nullopt;
+      acc.dim = *dim;
     }
     return acc;
+  }
+
+  // Unit sizes are exact and nonzero by promise: anything else is a declaration error.
+  bool exact_ok(const Num& n, bool lost, Span at) {
+    if (!lost && n.exact() && std::isfinite(n.d) && !is_zero(n)) return true;
+    p.diags.error(ErrorKind::unit_decl, at,
+                  is_zero(n) && !lost ? "a unit's size cannot be zero" : "this size cannot be represented exactly");
+    return false;
   }
 
   std::optional<ConstQ> eval(const Expr& e) {
@@ -214,7 +232,12 @@ struct UnitBuilder {
         auto u = unit_expr(*e.unit);
         if (!u) return std::nullopt;
         bool lost = false;
-        return ConstQ{mul(e.num, u->factor, lost), u->dim};
+        Num n = mul(e.num, u->factor, lost);
+        if (lost || !std::isfinite(n.d)) {
+          p.diags.error(ErrorKind::unit_decl, e.span, "this size cannot be represented exactly");
+          return std::nullopt;
+        }
+        return ConstQ{std::move(n), u->dim};
       }
       case EK::unary:
         if (e.op == Op::neg) {
@@ -228,18 +251,29 @@ struct UnitBuilder {
         auto b = eval(*e.kids[1]);
         if (!a || !b) return std::nullopt;
         bool lost = false;
-        if (e.op == Op::mul) return ConstQ{mul(a->n, b->n, lost), a->d * b->d};
-        if (e.op == Op::div) {
+        std::optional<ConstQ> r;
+        if (e.op == Op::mul) {
+          if (auto d = a->d.times(b->d)) r = ConstQ{mul(a->n, b->n, lost), *d};
+        } else if (e.op == Op::div) {
           if (is_zero(b->n)) break;
-          return ConstQ{div(a->n, b->n, lost), a->d / b->d};
-        }
-        if (e.op == Op::pow && b->d.none()) {
+          if (auto d = a->d.over(b->d)) r = ConstQ{div(a->n, b->n, lost), *d};
+        } else if (e.op == Op::pow && b->d.none()) {
           auto k = to_int(b->n);
           auto dim = k ? a->d.pow(*k, 1) : std::nullopt;
           if (!k || !dim || (*k < 0 && is_zero(a->n))) break;
-          return ConstQ{pow_int(a->n, *k, lost), *dim};
+          r = ConstQ{pow_int(a->n, *k, lost), *dim};
+        } else {
+          break;
         }
-        break;
+        if (!r) {
+          p.diags.error(ErrorKind::unit_decl, e.span, "the dimension of this definition is out of range");
+          return std::nullopt;
+        }
+        if (lost || !std::isfinite(r->n.d)) {
+          p.diags.error(ErrorKind::unit_decl, e.span, "this size cannot be represented exactly");
+          return std::nullopt;
+        }
+        return r;
       }
       default: break;
     }
@@ -278,11 +312,13 @@ void Program::declare_units(Module& m) {
             break;
           }
           auto pw = def->dim.pow(ex, 1);
+          if (pw) pw = d.times(*pw);
           if (!pw) {
+            diags.error(ErrorKind::unit_decl, s.dim_spans[i], "the dimension of this declaration is out of range");
             ok = false;
             break;
           }
-          d = d * *pw;
+          d = *pw;
         }
         if (ok && !units.add_derived_dimension(name, d, s.str, s.name_span))
           diags.error(ErrorKind::unit_decl, s.name_span, "dimension '" + name + "' is declared twice");
@@ -293,6 +329,14 @@ void Program::declare_units(Module& m) {
         ps.name = sym_name(s.name);
         ps.decl = s.name_span;
         ps.prefixes = s.prefix_defs;
+        // A zero prefix would make a zero-sized unit (and a division by zero when converting).
+        bool bad = false;
+        for (const auto& [pname, factor] : ps.prefixes)
+          if (compare(factor, Num::of_int(0)) <= 0) bad = true;
+        if (bad) {
+          diags.error(ErrorKind::unit_decl, s.name_span, "prefix factors must be positive");
+          break;
+        }
         if (!units.add_prefix_set(std::move(ps)))
           diags.error(ErrorKind::unit_decl, s.name_span, "prefix set '" + sym_name(s.name) + "' is declared twice");
         break;
@@ -316,6 +360,11 @@ void Program::declare_units(Module& m) {
           if (!q) break;
           if (s.base_dim != kNoSym && q->d != u.dim) {
             diags.error(ErrorKind::unit_decl, s.value->span, "the definition's dimension differs from the declared one");
+            break;
+          }
+          if (compare(q->n, Num::of_int(0)) <= 0) {
+            // Converting to a zero-sized unit divides by zero; a negative one flips every sign.
+            diags.error(ErrorKind::unit_decl, s.value->span, "a unit's size must be positive");
             break;
           }
           u.factor = q->n;

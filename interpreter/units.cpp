@@ -7,26 +7,32 @@
 
 namespace mls {
 
-Dim Dim::operator*(const Dim& o) const {
+namespace {
+std::optional<Dim> combine(const Dim& a, const Dim& b, int sign) {
   Dim r;
-  for (int i = 0; i < kMaxBaseDims; ++i) r.e[i] = static_cast<std::int16_t>(e[i] + o.e[i]);
+  for (int i = 0; i < kMaxBaseDims; ++i) {
+    const int x = a.e[i] + sign * b.e[i];  // int: no overflow of the int16 inputs
+    if (x > kMaxDimExponent || x < -kMaxDimExponent) return std::nullopt;
+    r.e[i] = static_cast<std::int16_t>(x);
+  }
   return r;
 }
+}  // namespace
 
-Dim Dim::operator/(const Dim& o) const {
-  Dim r;
-  for (int i = 0; i < kMaxBaseDims; ++i) r.e[i] = static_cast<std::int16_t>(e[i] - o.e[i]);
-  return r;
-}
+std::optional<Dim> Dim::times(const Dim& o) const { return combine(*this, o, 1); }
+std::optional<Dim> Dim::over(const Dim& o) const { return combine(*this, o, -1); }
 
 std::optional<Dim> Dim::pow(std::int64_t num, std::int64_t den) const {
   if (den == 0) return std::nullopt;
+  // |e[i]| <= kMaxDimExponent, so any larger |num| overflows the result (or int64 on the way).
+  const std::int64_t limit = static_cast<std::int64_t>(kMaxDimExponent) * (den < 0 ? -den : den);
+  if (!none() && (num > limit || num < -limit)) return std::nullopt;
   Dim r;
   for (int i = 0; i < kMaxBaseDims; ++i) {
     const std::int64_t x = static_cast<std::int64_t>(e[i]) * num;
     if (x % den != 0) return std::nullopt;
     const std::int64_t y = x / den;
-    if (y > 30000 || y < -30000) return std::nullopt;
+    if (y > kMaxDimExponent || y < -kMaxDimExponent) return std::nullopt;
     r.e[i] = static_cast<std::int16_t>(y);
   }
   return r;

@@ -18,6 +18,8 @@ namespace mls {
 inline constexpr int kMaxBaseDims = 16;
 // Exponents are stored in sixths so that sqrt (1/2) and cube roots (1/3) stay exact.
 inline constexpr int kDimDen = 6;
+// Largest exponent magnitude, in sixths (s^5000 is the most a dimension can say).
+inline constexpr int kMaxDimExponent = 30000;
 
 struct Dim {
   std::array<std::int16_t, kMaxBaseDims> e{};
@@ -29,8 +31,10 @@ struct Dim {
   }
   [[nodiscard]] bool operator==(const Dim& o) const { return e == o.e; }
   [[nodiscard]] bool operator!=(const Dim& o) const { return e != o.e; }
-  [[nodiscard]] Dim operator*(const Dim& o) const;
-  [[nodiscard]] Dim operator/(const Dim& o) const;
+  // Product and quotient; nullopt if an exponent leaves [-kMaxDimExponent, kMaxDimExponent]
+  // (`s^1000 * s^1000 * ...` or a function squaring its argument at every level).
+  [[nodiscard]] std::optional<Dim> times(const Dim& o) const;
+  [[nodiscard]] std::optional<Dim> over(const Dim& o) const;
   // Raise to num/den; nullopt if an exponent would leave the sixths grid or overflow.
   [[nodiscard]] std::optional<Dim> pow(std::int64_t num, std::int64_t den) const;
   [[nodiscard]] std::size_t hash() const;
