@@ -4,15 +4,34 @@
 #include "check.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "natives.hpp"
 #include "resolve.hpp"
+#include "stack.hpp"
 #include "symbols.hpp"
 
 namespace mls {
 
 namespace {
 constexpr std::size_t kMaxInstDepth = 64;
+// Each call with new argument types checks the body again. Functions that call themselves with
+// ever-new record types (`f({a: x})` and `f({b: x})` in one body) would instantiate
+// exponentially many signatures; this caps the total.
+constexpr std::size_t kMaxInstances = 20000;
+// Per function, since finding an instantiation scans the function's list.
+constexpr std::size_t kMaxInstancesPerFunction = 256;
+// Checker recursion: an expression tree (<= kMaxExprDepth) inside up to kMaxInstDepth nested
+// instantiations. Like the evaluator's limit, sized to fit kPipelineStackBytes under ASan.
+constexpr std::size_t kMaxCheckNesting = 20000;
+
+struct NestingGuard {
+  std::size_t& n;
+  explicit NestingGuard(std::size_t& x) : n(++x) {}
+  ~NestingGuard() { --n; }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+};
 
 const char* verb(Op op) {
   switch (op) {
@@ -78,9 +97,19 @@ std::optional<ResolvedUnit> Checker::resolve_unit(const UnitExpr& u, bool report
     }
     bool lost = false;
     auto dim = r->dim.pow(t.exponent, 1);
-    if (!dim) return std::nullopt;
+    if (dim) dim = acc.dim.times(*dim);
+    if (!dim) {
+      if (report) p_.diags.error(ErrorKind::dim_mismatch, u.span, "the dimension of '" + u.text + "' is out of range");
+      return std::nullopt;
+    }
     acc.factor = mul(acc.factor, pow_int(r->factor, t.exponent, lost), lost);
-    acc.dim = acc.dim * *dim;
+    // Unit factors are exact by promise; one beyond the exact range (`ms^400`) is an error.
+    if (lost || !acc.factor.exact() || !std::isfinite(acc.factor.d) || is_zero(acc.factor)) {
+      if (report)
+        p_.diags.error(ErrorKind::parse_number, u.span, "the size of '" + u.text + "' cannot be represented exactly");
+      return std::nullopt;
+    }
+    acc.dim = *dim;
   }
   return acc;
 }
@@ -118,6 +147,11 @@ TypeP Checker::number(Expr& e) {
   if (!u) return t_error();
   bool lost = false;
   e.si = mul(e.num, u->factor, lost);
+  if (lost || !std::isfinite(e.si.d)) {
+    // `1e300 EB` is 1e318 bytes: beyond binary64, which every result must fit.
+    p_.diags.error(ErrorKind::parse_number, e.span, "this quantity is out of range (at most about 1.8e308 in base units)");
+    return t_error();
+  }
   e.si_ready = true;
   return t_num(u->dim);
 }
@@ -177,7 +211,10 @@ TypeP Checker::binary(Expr& e, Env& env) {
     case Op::mul:
     case Op::div:
       if (!need_num(a, *e.kids[0]) || !need_num(b, *e.kids[1])) return t_error();
-      return t_num(e.op == Op::mul ? a->dim * b->dim : a->dim / b->dim);
+      if (auto d = e.op == Op::mul ? a->dim.times(b->dim) : a->dim.over(b->dim)) return t_num(*d);
+      error(ErrorKind::dim_mismatch, e.span, "the dimension of this product is out of range (an exponent above " +
+                                                 std::to_string(kMaxDimExponent / kDimDen) + ")", env);
+      return t_error();
     case Op::pow: {
       if (!need_num(a, *e.kids[0]) || !need_num(b, *e.kids[1])) return t_error();
       if (!b->dim.none()) {
@@ -347,6 +384,8 @@ TypeP Checker::match(Expr& e, Env& env) {
       auto& d = error(result->k == t->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, arm.body->span,
                       "match arms disagree: expected " + dim_text(result) + ", got " + dim_text(t), env);
       d.notes.push_back({e.arms.front().body->span, "the first arm is " + dim_text(result)});
+    } else if (result->loose_inside) {
+      result = merge_types(result, t);
     }
   }
   if (cd && !wildcard && covered.size() < cd->stmt->choices.size()) {
@@ -495,39 +534,97 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   // Memoised per argument-type signature.
   if (insts_.size() < p_.functions.size()) insts_.resize(p_.functions.size());
   auto& list = insts_[fn];
-  for (const auto& inst : list) {
+  for (auto& inst : list) {
     bool eq = true;
     for (std::size_t i = 0; i < params.size() && eq; ++i) {
       if (!inst.args[i] != !passed[i]) eq = false;
       else if (passed[i] && (!same_type(*inst.args[i], *passed[i]) || inst.args[i]->k != passed[i]->k)) eq = false;
     }
-    if (eq) return inst.result;
+    if (eq) {
+      if (inst.active) inst.recursed = true;  // a recursive call: its result is provisional
+      return inst.result;
+    }
   }
   if (inst_depth_ >= kMaxInstDepth) {
     error(ErrorKind::runtime_depth, e.span, "functions instantiate each other too deeply (more than 64 levels)", env);
     return t_error();
   }
+  if (++inst_count_ > kMaxInstances || list.size() >= kMaxInstancesPerFunction) {
+    if (!too_many_reported_)
+      error(ErrorKind::runtime_depth, e.span,
+            list.size() >= kMaxInstancesPerFunction
+                ? "'" + sym_name(e.name) + "' is called with more than " + std::to_string(kMaxInstancesPerFunction) +
+                      " different argument types"
+                : "functions are called with more than " + std::to_string(kMaxInstances) + " different argument types",
+            env)
+          .help.push_back("each new combination of argument types checks the function body again");
+    too_many_reported_ = true;
+    return t_error();
+  }
   std::vector<TypeP> key;
   for (const auto& t : passed) key.push_back(t ? without_hint(t) : nullptr);
   list.push_back({key, t_pending()});
+  inst_log_.push_back(fn);
   const std::size_t my = list.size() - 1;
-  Env inner;
-  inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
-  inner.calls = env.calls;
-  inner.calls.push_back(e.span);
   ++inst_depth_;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    TypeP t = passed[i];
-    if (!t) t = expr(*params[i].default_value, inner);
-    inner.slots[static_cast<std::size_t>(params[i].slot)] = t;
-  }
-  TypeP r = expr(*decl.value, inner);
-  --inst_depth_;
-  insts_[fn][my].result = r;
+  TypeP r = check_instance(fn, my, [&] {
+    Env inner;
+    inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
+    inner.calls = env.calls;
+    inner.calls.push_back(e.span);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      TypeP t = passed[i];
+      if (!t) t = expr(*params[i].default_value, inner);
+      inner.slots[static_cast<std::size_t>(params[i].slot)] = t;
+    }
+    return expr(*decl.value, inner);
+  });
+  if (--inst_depth_ == 0) inst_log_.clear();
   return r;
 }
 
+TypeP Checker::check_instance(std::uint32_t fn, std::size_t my, const std::function<TypeP()>& pass) {
+  // A recursive call sees the instantiation's result so far: `pending` on the first pass, which
+  // is compatible with everything. Checking the body again with the result of the previous pass
+  // until it no longer changes is what catches `f(n - 1) + 1 GB` in a function of Time, and
+  // gives `{a: f(n - 1).a}` its real type instead of showing an unchecked number.
+  constexpr int kMaxPasses = 8;
+  const std::size_t log_mark = inst_log_.size();
+  for (int n = 1;; ++n) {
+    insts_[fn][my].active = true;
+    insts_[fn][my].recursed = false;
+    TypeP r = pass();
+    Inst& me = insts_[fn][my];  // re-index: the body may have added instantiations of fn
+    me.active = false;
+    // An error result was reported already; another pass would only flip between error and not.
+    const bool settled = !me.recursed || is_loose(*r) || same_type_strict(*r, *me.result);
+    me.result = r;
+    if (settled) return r;
+    if (n == kMaxPasses) {
+      error(ErrorKind::type_mismatch, p_.functions[fn].stmt->name_span,
+            "the result type of recursive function '" + sym_name(p_.functions[fn].name) + "' does not settle", Env{});
+      me.result = t_error();
+      return me.result;
+    }
+    // Instantiations made during this pass may have used the provisional result: drop them, so
+    // the next pass checks them again with the new one. (Repeated messages are shown once.)
+    while (inst_log_.size() > log_mark) {
+      insts_[inst_log_.back()].pop_back();
+      inst_log_.pop_back();
+    }
+  }
+}
+
 TypeP Checker::expr(Expr& e, Env& env) {
+  const NestingGuard guard(nesting_);
+  if (nesting_ > kMaxCheckNesting || stack_nearly_exhausted()) {
+    if (!too_deep_reported_)
+      error(ErrorKind::runtime_depth, e.span,
+            "checking nests deeper than " + std::to_string(kMaxCheckNesting) + " levels (counting the bodies of called functions)",
+            env);
+    too_deep_reported_ = true;
+    return t_error();
+  }
   switch (e.kind) {
     case EK::num: return number(e);
     case EK::boolean: return t_bool();
@@ -576,6 +673,8 @@ TypeP Checker::expr(Expr& e, Env& env) {
           auto& d = error(elem->k == t->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, k->span,
                           "list elements disagree: expected " + dim_text(elem) + ", got " + dim_text(t), env);
           d.notes.push_back({e.kids.front()->span, "the first element is " + dim_text(elem)});
+        } else if (elem->loose_inside) {
+          elem = merge_types(elem, t);
         }
       }
       return t_list(elem ? without_hint(elem) : nullptr);
@@ -595,7 +694,7 @@ TypeP Checker::expr(Expr& e, Env& env) {
         d.notes.push_back({e.kids[2]->span, "this is " + dim_text(b)});
         return t_error();
       }
-      return a->hint ? b : a;
+      return merge_types(a, b);
     }
     case EK::match: return match(e, env);
     case EK::convert: return convert(e, env);
@@ -787,14 +886,18 @@ void Checker::check_function_standalone(std::uint32_t fn) {
     if (all_default) return;
   }
   insts_[fn].push_back({passed, t_pending()});
+  inst_log_.push_back(fn);
   const std::size_t my = insts_[fn].size() - 1;
-  Env inner;
-  inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
-    inner.slots[static_cast<std::size_t>(decl.params[i].slot)] =
-        passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
-  TypeP r = expr(*decl.value, inner);
-  insts_[fn][my].result = r;
+  ++inst_depth_;
+  (void)check_instance(fn, my, [&] {
+    Env inner;
+    inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
+    for (std::size_t i = 0; i < decl.params.size(); ++i)
+      inner.slots[static_cast<std::size_t>(decl.params[i].slot)] =
+          passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
+    return expr(*decl.value, inner);
+  });
+  if (--inst_depth_ == 0) inst_log_.clear();
 }
 
 void Checker::check_program() {

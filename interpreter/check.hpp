@@ -2,6 +2,7 @@
 // anything is evaluated, including inside function bodies (checked per argument-type signature).
 #pragma once
 
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -35,6 +36,8 @@ class Checker {
   struct Inst {
     std::vector<TypeP> args;  // null: parameter not passed
     TypeP result;
+    bool active = false;    // its body is being checked now
+    bool recursed = false;  // a call inside the body reached it again and got a provisional result
   };
 
   TypeP expr(Expr& e, Env& env);
@@ -50,6 +53,9 @@ class Checker {
   void show_items(std::vector<ShowItem>& items, Env& env, bool scalar_only);
   void sweep(Stmt& s);
   void check_function_standalone(std::uint32_t fn);
+  // Checks instantiation `my` of `fn` by running `pass` (parameters and body) until a
+  // recursive function's result type settles; returns that type.
+  TypeP check_instance(std::uint32_t fn, std::size_t my, const std::function<TypeP()>& pass);
   Diagnostic& error(ErrorKind k, Span s, std::string msg, const Env& env);
   [[nodiscard]] std::string dim_text(const TypeP& t) const;
 
@@ -57,6 +63,11 @@ class Checker {
   std::vector<std::vector<Inst>> insts_;  // per function
   std::unordered_map<const ShowItem*, TypeP> show_types_;
   std::size_t inst_depth_ = 0;
+  std::size_t inst_count_ = 0;   // instantiations made so far (bounded: see check.cpp)
+  std::vector<std::uint32_t> inst_log_;  // function of each instantiation made, in order
+  std::size_t nesting_ = 0;      // expr() recursion, summed over instantiations
+  bool too_deep_reported_ = false;
+  bool too_many_reported_ = false;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations
 };
 

@@ -29,6 +29,7 @@ struct Type {
   TypeP elem;                                 // list (null: empty list, any element)
   std::uint32_t conv = 0;                     // convention index
   std::optional<DisplayHint> hint;
+  bool loose_inside = false;                  // this or a part of it is error/pending
 
   [[nodiscard]] const TypeP* field(Sym s) const {
     for (const auto& f : fields)
@@ -50,6 +51,12 @@ struct Type {
 
 // Structural equality (record fields as a set); `error` and `pending` equal anything.
 [[nodiscard]] bool same_type(const Type& a, const Type& b);
+// Equality in which `pending` (a recursive call's result not known yet) equals only itself:
+// tells whether another pass over a recursive function changed anything.
+[[nodiscard]] bool same_type_strict(const Type& a, const Type& b);
+// Two compatible types (same_type) combined, each part taken from the side that knows it: a
+// recursive branch `{a: f(n - 1).a}` and a base case `{a: 1 s}` make `{a: Time}`.
+[[nodiscard]] TypeP merge_types(const TypeP& a, const TypeP& b);
 [[nodiscard]] std::size_t type_hash(const Type& t);
 [[nodiscard]] bool is_loose(const Type& t);  // error or pending: suppress follow-on errors
 
