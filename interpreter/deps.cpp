@@ -16,6 +16,11 @@ const char* kind_name(AssumptionKind k) {
   return "?";
 }
 
+std::string assumption_place(const Sources& src, const Assumption& a) {
+  if (!a.at.valid() && a.kind == AssumptionKind::approx) return "";
+  return src.where_line(a.at);
+}
+
 namespace {
 std::atomic<std::uint64_t> g_generation{1};
 }

@@ -32,6 +32,10 @@ struct Assumption {
   std::string via;    // who chose it: "preset mlsysim", "scenario", "command line", "default"
 };
 
+// Where an assumption was written, as "file:line"; "command line" for command-line settings and
+// "" for approximations that belong to no one place (exact arithmetic continued in binary64).
+[[nodiscard]] std::string assumption_place(const Sources& src, const Assumption& a);
+
 struct Site {
   Span span;
   std::string what;                  // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"

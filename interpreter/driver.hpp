@@ -26,6 +26,10 @@ struct Session {
 [[nodiscard]] std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
                                                std::optional<Config>* cfg_out = nullptr);
 
+// False (with a limit.output diagnostic in s.prog.diags) if formatted output of `bytes` bytes
+// exceeds opt.max_output_bytes.
+[[nodiscard]] bool check_output_size(Session& s, std::size_t bytes, const RunOptions& opt);
+
 // Writes `data` to `path` atomically (temporary file in the same folder, then rename).
 [[nodiscard]] bool write_atomically(const std::string& path, const std::string& data, std::string& error);
 

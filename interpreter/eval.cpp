@@ -4,11 +4,40 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "natives.hpp"
+#include "stack.hpp"
 #include "symbols.hpp"
 
 namespace mls {
+
+namespace {
+// Per thread: sweep workers share one Evaluator but each evaluates its own points.
+thread_local int t_eval_depth = 0;
+thread_local std::uint64_t t_steps_left = UINT64_MAX;  // no budget outside a BudgetScope
+
+struct DepthGuard {
+  DepthGuard() { ++t_eval_depth; }
+  ~DepthGuard() { --t_eval_depth; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+};
+}  // namespace
+
+Evaluator::BudgetScope::BudgetScope(const Evaluator& ev) : saved_(t_steps_left) { t_steps_left = ev.max_steps; }
+Evaluator::BudgetScope::~BudgetScope() { t_steps_left = saved_; }
+
+void Evaluator::step(Span at) {
+  if (--t_steps_left != 0) return;
+  t_steps_left = 1;  // anything evaluated before the scope unwinds fails at once, never wraps around
+  Diagnostic d;
+  d.kind = ErrorKind::limit_steps;
+  d.span = at;
+  d.message = "evaluation takes more than " + std::to_string(max_steps) + " steps";
+  d.help.push_back("a function that calls itself more than once per level takes exponential time");
+  throw DiagnosticError{std::move(d)};
+}
 
 std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_t max) {
   std::vector<std::string> out;
@@ -19,26 +48,34 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
       out.push_back("...");
       break;
     }
-    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + " (" + p.sources.where_line(as.at) +
-                  (as.via.empty() || as.via == "stdlib" || as.via == "scenario" ? "" : ", " + as.via) + ")");
+    std::string where = assumption_place(p.sources, as);
+    if (!as.via.empty() && as.via != "stdlib" && as.via != "scenario" && as.via != "arithmetic")
+      where += (where.empty() ? "" : ", ") + as.via;
+    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + (where.empty() ? "" : " (" + where + ")"));
   }
   return out;
 }
 
+namespace {
+// Records and lists share parts (`{let x = ..., a: x, b: x}`): a value can be a DAG whose tree
+// is exponentially larger, so walks over values visit each shared part once.
+DepSet deep_deps_walk(const Value& v, Deps& deps, std::unordered_map<const Heap*, DepSet>& seen) {
+  if (v.k != Value::K::record && v.k != Value::K::list) return v.deps;
+  auto it = seen.find(v.h.get());
+  if (it != seen.end()) return it->second;
+  DepSet d = 0;
+  if (v.k == Value::K::record)
+    for (const auto& [n, f] : v.rec().fields) d = deps.unite(d, deep_deps_walk(f, deps, seen));
+  else
+    for (const auto& x : v.list().items) d = deps.unite(d, deep_deps_walk(x, deps, seen));
+  seen.emplace(v.h.get(), d);
+  return d;
+}
+}  // namespace
+
 DepSet deep_deps(const Value& v, Deps& deps) {
-  switch (v.k) {
-    case Value::K::record: {
-      DepSet d = 0;
-      for (const auto& [n, f] : v.rec().fields) d = deps.unite(d, deep_deps(f, deps));
-      return d;
-    }
-    case Value::K::list: {
-      DepSet d = 0;
-      for (const auto& x : v.list().items) d = deps.unite(d, deep_deps(x, deps));
-      return d;
-    }
-    default: return v.deps;
-  }
+  std::unordered_map<const Heap*, DepSet> seen;
+  return deep_deps_walk(v, deps, seen);
 }
 
 Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : p_(p), cfg_(cfg), exact_(exact) {
@@ -76,18 +113,38 @@ Num Evaluator::number_checked(Num n, const Expr& at, DepSet deps) {
   return n;
 }
 
-Value Evaluator::with_deps(Value v, DepSet d) {
+Value Evaluator::with_deps(Value v, DepSet d, Span at) {
   if (d == 0) return v;
+  if (v.k != Value::K::record && v.k != Value::K::list) {
+    v.deps = p_.deps.unite(v.deps, d);
+    return v;
+  }
+  std::unordered_map<const Heap*, Value> done;
+  return with_deps_shared(std::move(v), d, at, done);
+}
+
+Value Evaluator::with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done) {
+  // Each node costs a step: a huge value copied over and over still meets the budget.
+  step(at);
   switch (v.k) {
-    case Value::K::record: {
-      RecordObj r = v.rec();
-      for (auto& [n, f] : r.fields) f = with_deps(std::move(f), d);
-      return Value::record(std::move(r));
-    }
+    case Value::K::record:
     case Value::K::list: {
-      ListObj l = v.list();
-      for (auto& x : l.items) x = with_deps(std::move(x), d);
-      return Value::list(std::move(l));
+      // A part shared within the value is rewritten once and stays shared in the result.
+      auto it = done.find(v.h.get());
+      if (it != done.end()) return it->second;
+      const Heap* key = v.h.get();
+      Value out;
+      if (v.k == Value::K::record) {
+        RecordObj r = v.rec();
+        for (auto& [n, f] : r.fields) f = with_deps_shared(std::move(f), d, at, done);
+        out = Value::record(std::move(r));
+      } else {
+        ListObj l = v.list();
+        for (auto& x : l.items) x = with_deps_shared(std::move(x), d, at, done);
+        out = Value::list(std::move(l));
+      }
+      done.emplace(key, out);
+      return out;
     }
     default: v.deps = p_.deps.unite(v.deps, d); return v;
   }
@@ -107,8 +164,9 @@ Value Evaluator::arith(Op op, const Value& a, const Value& b, const Expr& at) {
       break;
     case Op::pow: {
       const auto k = to_int(b.n);
+      if (is_zero(a.n) && compare(b.n, Num::of_int(0)) < 0)
+        fail(ErrorKind::runtime_div_zero, at.span, "zero raised to a negative power", d);
       if (k && std::abs(*k) <= 100000) {
-        if (*k < 0 && is_zero(a.n)) fail(ErrorKind::runtime_div_zero, at.span, "zero raised to a negative power", d);
         r = pow_int(a.n, *k, lost);
       } else {
         if (a.n.d < 0) fail(ErrorKind::runtime_domain, at.span, "a negative number raised to a fractional power", d);
@@ -130,6 +188,7 @@ Value Evaluator::literal(const Expr& e) {
 }
 
 Value Evaluator::eval_in(const Expr& e, int nslots) {
+  BudgetScope budget(*this);
   std::vector<Value> slots(static_cast<std::size_t>(std::max(nslots, 1)));
   return eval(e, slots.data(), 0);
 }
@@ -147,7 +206,7 @@ Value Evaluator::global(std::uint32_t g) {
   Value v;
   if (first > 0) {
     const Override& o = ovs[first - 1];
-    v = with_deps(eval_in(*o.value, o.nslots), p_.deps.single(o.atom));
+    v = with_deps(eval_in(*o.value, o.nslots), p_.deps.single(o.atom), o.value->span);
     // The override's own literal stands for the override, not a default.
     if (v.k == Value::K::num || v.k == Value::K::boolean) v.deps = p_.deps.single(o.atom);
   } else {
@@ -173,6 +232,14 @@ Value Evaluator::global(std::uint32_t g) {
 }
 
 Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
+  const DepthGuard nesting;
+  // The count keeps results independent of the stack size; the stack check is the backstop
+  // for threads that are not pipeline threads (a smaller stack than the count assumes).
+  if (t_eval_depth > kMaxEvalDepth || stack_nearly_exhausted())
+    fail(ErrorKind::runtime_depth, e.span,
+         "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) + " levels (counting the bodies of called functions)",
+         0);
+  step(e.span);
   switch (e.kind) {
     case EK::num: return literal(e);
     case EK::boolean: return Value::boolean(e.bval, e.atom >= 0 ? p_.deps.single(static_cast<AtomId>(e.atom)) : 0);
@@ -245,7 +312,7 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
       Value c = eval(*e.kids[0], slots, depth);
       const std::size_t arm = c.b ? 0 : 1;
       Value v = eval(*e.kids[1 + arm], slots, depth);
-      return with_deps(std::move(v), p_.deps.unite(c.deps, p_.deps.single(p_.deps.branch_atom(e.site, arm))));
+      return with_deps(std::move(v), p_.deps.unite(c.deps, p_.deps.single(p_.deps.branch_atom(e.site, arm))), e.span);
     }
     case EK::match: return match(e, slots, depth);
     case EK::convert: return eval(*e.kids[0], slots, depth);
@@ -298,7 +365,7 @@ Value Evaluator::match(const Expr& e, Value* slots, int depth) {
   }
   if (arm == e.arms.size()) fail(ErrorKind::internal, e.span, "no match arm applies", d);
   Value v = eval(*e.arms[arm].body, slots, depth);
-  return with_deps(std::move(v), p_.deps.unite(d, p_.deps.single(p_.deps.branch_atom(e.site, arm))));
+  return with_deps(std::move(v), p_.deps.unite(d, p_.deps.single(p_.deps.branch_atom(e.site, arm))), e.span);
 }
 
 Value Evaluator::call(const Expr& e, Value* slots, int depth) {
@@ -309,7 +376,7 @@ Value Evaluator::call(const Expr& e, Value* slots, int depth) {
   const NativeImpl& impl = native_table()[static_cast<std::size_t>(p_.natives[e.ref.index].impl)];
   NativeEval ne{*this, e, args, 0};
   Value v = impl.eval(ne);
-  if (impl.branchy && e.site) v = with_deps(std::move(v), p_.deps.single(p_.deps.branch_atom(e.site, ne.take)));
+  if (impl.branchy && e.site) v = with_deps(std::move(v), p_.deps.single(p_.deps.branch_atom(e.site, ne.take)), e.span);
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config.hpp"
@@ -14,6 +15,12 @@
 namespace mls {
 
 inline constexpr int kMaxCallDepth = 200;
+// Nesting of evaluation steps (expression levels, summed over active calls): the deepest a
+// formula plus its callees may go. Sized so that it fits kPipelineStackBytes even under ASan.
+inline constexpr int kMaxEvalDepth = 20000;
+// Evaluation steps allowed for one evaluation (a shown value, an assert, one sweep point, one
+// global): stops runaway recursion such as `f(n - 1) + f(n - 1)` with an error, not a hang.
+inline constexpr std::uint64_t kMaxSteps = 50'000'000;
 
 // Observes function calls (mls explain): a formula chain with each step's value.
 class Tracer {
@@ -36,7 +43,7 @@ class Evaluator {
   [[noreturn]] void fail(ErrorKind k, Span at, std::string msg, DepSet deps);
   [[nodiscard]] Value arith(Op op, const Value& a, const Value& b, const Expr& at);
   [[nodiscard]] DepSet unite(DepSet a, DepSet b) { return p_.deps.unite(a, b); }
-  [[nodiscard]] Value with_deps(Value v, DepSet d);
+  [[nodiscard]] Value with_deps(Value v, DepSet d, Span at = {});
   [[nodiscard]] Num number_checked(Num n, const Expr& at, DepSet deps);  // rejects inf/nan
   [[nodiscard]] Deps& deps() { return p_.deps; }
   [[nodiscard]] Program& program() { return p_; }
@@ -44,6 +51,20 @@ class Evaluator {
   [[nodiscard]] bool exact() const { return exact_; }
   [[nodiscard]] DepSet overflow_deps();
   Tracer* tracer = nullptr;
+  std::uint64_t max_steps = kMaxSteps;  // per evaluation (see BudgetScope)
+
+  // Gives the evaluations inside its lifetime, on this thread, a fresh budget of max_steps
+  // steps; the enclosing budget resumes afterwards. eval_in opens one; sweeps open one per point.
+  class BudgetScope {
+   public:
+    explicit BudgetScope(const Evaluator& ev);
+    ~BudgetScope();
+    BudgetScope(const BudgetScope&) = delete;
+    BudgetScope& operator=(const BudgetScope&) = delete;
+
+   private:
+    std::uint64_t saved_;
+  };
 
  private:
   Value call(const Expr& e, Value* slots, int depth);
@@ -51,6 +72,8 @@ class Evaluator {
   Value match(const Expr& e, Value* slots, int depth);
   Value with(const Expr& e, Value* slots, int depth);
   Value literal(const Expr& e);
+  void step(Span at);  // one unit of the step budget
+  Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
 
   Program& p_;
   const Config& cfg_;

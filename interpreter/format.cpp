@@ -30,7 +30,7 @@ std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d) {
   for (AtomId a : p.deps.atoms(d)) {
     if (!p.deps.is_assumption(a)) continue;
     const Assumption& as = p.deps.assumption(a);
-    out.push_back({kind_name(as.kind), as.name, as.value, p.sources.where_line(as.at), as.via});
+    out.push_back({kind_name(as.kind), as.name, as.value, assumption_place(p.sources, as), as.via});
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -261,12 +261,12 @@ Value e_at(NativeEval& n) {
     n.ev.fail(ErrorKind::runtime_index, n.call.span,
               "index " + format_sig(n.args[1].n, 6) + " is outside the list (length " + std::to_string(items.size()) + ")",
               n.args[1].deps);
-  return n.ev.with_deps(items[static_cast<std::size_t>(*k)], n.args[1].deps);
+  return n.ev.with_deps(items[static_cast<std::size_t>(*k)], n.args[1].deps, n.call.span);
 }
 
 Value e_field_or(NativeEval& n) {
   const Value* f = n.args[0].rec().get(intern(n.args[1].str()));
-  return n.ev.with_deps(f ? *f : n.args[2], n.args[1].deps);
+  return n.ev.with_deps(f ? *f : n.args[2], n.args[1].deps, n.call.span);
 }
 
 Value e_has_field(NativeEval& n) {

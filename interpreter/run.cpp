@@ -8,6 +8,7 @@
 #include <cmath>
 #include <thread>
 
+#include "stack.hpp"
 #include "symbols.hpp"
 
 namespace mls {
@@ -51,6 +52,39 @@ std::string format_value(const Value& v, const Display& d) {
 
 namespace {
 
+Diagnostic output_limit(Span at, std::string msg) {
+  Diagnostic d;
+  d.kind = ErrorKind::limit_output;
+  d.span = at;
+  d.message = std::move(msg);
+  return d;
+}
+
+Diagnostic too_large_to_show(const Program& p, Span at, const std::string& unit, DepSet deps) {
+  Diagnostic d;
+  d.kind = ErrorKind::runtime_non_finite;
+  d.span = at;
+  d.message = "this value overflows binary64 when shown in '" + unit + "'";
+  d.help.push_back("show it in a larger unit");
+  for (const auto& line : assumption_lines(p, deps)) d.help.push_back("depends on " + line);
+  return d;
+}
+
+// A value is finite in base units (the evaluator checks every step), but `-> ns` or `-> %` can
+// still overflow when it is printed: an error then, never an "inf" in the output.
+void check_displayable(const Program& p, const Shown& s) {
+  if (s.value.k != Value::K::num) return;
+  if (!s.type || s.type->k != Type::K::num) {
+    // Printing a number without knowing its dimension would print it without its unit.
+    Diagnostic d;
+    d.kind = ErrorKind::internal;
+    d.span = s.span;
+    d.message = "the dimension of this value is not known";
+    throw DiagnosticError{std::move(d)};
+  }
+  if (!std::isfinite(in_unit(s.value.n, s.display).d)) throw DiagnosticError{too_large_to_show(p, s.span, s.display.unit, s.value.deps)};
+}
+
 struct PointOut {
   bool filtered = false;
   bool feasible = true;
@@ -71,6 +105,7 @@ class SweepRunner {
     t.search = s_.kind == SK::search;
     // Domains are evaluated once, exactly, outside any point.
     Evaluator exact_ev(p_, cfg_, true);
+    exact_ev.max_steps = opt_.max_steps;
     std::vector<std::vector<std::vector<Value>>> domains;  // per binding: tuples of values
     std::size_t total = 1;
     for (const auto& b : s_.bindings) {
@@ -103,9 +138,18 @@ class SweepRunner {
       if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
     }
     if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
+    // Every point's cells are held until the table is assembled: bound them before running.
+    if (!t.cols.empty() && total > opt_.max_cells / t.cols.size()) {
+      Diagnostic d = output_limit(s_.name_span, "'" + t.name + "' would hold " + std::to_string(total) + " x " +
+                                                    std::to_string(t.cols.size()) + " cells, more than " +
+                                                    std::to_string(opt_.max_cells));
+      d.help.push_back("sweep fewer points or show fewer columns");
+      throw DiagnosticError{d};
+    }
 
     const bool fast = total > opt_.exact_limit;
     Evaluator ev(p_, cfg_, !fast);
+    ev.max_steps = opt_.max_steps;
     std::vector<PointOut> outs(total);
     unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
     if (total < 64) threads = 1;
@@ -130,8 +174,17 @@ class SweepRunner {
     if (threads == 1) {
       work(0);
     } else {
-      std::vector<std::thread> pool;
-      for (unsigned i = 0; i < threads; ++i) pool.emplace_back(work, i);
+      // Workers get the pipeline stack too: the depth limits hold on every thread alike.
+      std::vector<PipelineThread> pool;
+      pool.reserve(threads);
+      for (unsigned i = 0; i < threads; ++i) {
+        pool.emplace_back([&work, i] { work(i); });
+        if (!pool.back().started()) {
+          pool.pop_back();
+          break;
+        }
+      }
+      if (pool.empty()) work(0);
       for (auto& th : pool) th.join();
     }
     // The first failing point in enumeration order decides the error: deterministic.
@@ -167,9 +220,15 @@ class SweepRunner {
     // One display unit per column, fitted to its largest magnitude.
     for (std::size_t c = 0; c < t.cols.size(); ++c) {
       double biggest = 0;
+      const Value* big = nullptr;
       for (const auto& r : t.rows)
-        if (r.cells[c].k == Value::K::num) biggest = std::max(biggest, std::fabs(r.cells[c].n.d));
+        if (r.cells[c].k == Value::K::num && (!big || std::fabs(r.cells[c].n.d) > biggest)) {
+          biggest = std::fabs(r.cells[c].n.d);
+          big = &r.cells[c];
+        }
       t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
+      if (big && !std::isfinite(in_unit(big->n, t.cols[c].display).d))
+        throw DiagnosticError{too_large_to_show(p_, t.cols[c].span, t.cols[c].display.unit, big->deps)};
     }
     if (!t.search) regime_notes(p_, t);
     return t;
@@ -255,6 +314,7 @@ class SweepRunner {
   }
 
   PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, bool fast) {
+    const Evaluator::BudgetScope budget(ev);  // each point has its own step budget
     PointOut o;
     o.key = key_of(domains, index);
     std::vector<Value> slots(static_cast<std::size_t>(std::max(s_.nslots, 1)));
@@ -350,15 +410,18 @@ class SweepRunner {
 };
 
 void expand_shown(const Program& p, const std::string& name, const Value& v, const TypeP& t, Span span,
-                  std::vector<Shown>& out) {
+                  std::vector<Shown>& out, std::size_t max_results) {
   if (v.k == Value::K::record && t && t->k == Type::K::record) {
     for (const auto& [fname, fv] : v.rec().fields) {
       const TypeP* ft = t->field(fname);
       if (fv.k == Value::K::list) continue;
-      expand_shown(p, name + "." + sym_name(fname), fv, ft ? *ft : nullptr, span, out);
+      expand_shown(p, name + "." + sym_name(fname), fv, ft ? *ft : nullptr, span, out, max_results);
     }
     return;
   }
+  // A record can share parts (`{a: x, b: x}` nested): its fields can be exponentially many.
+  if (out.size() >= max_results)
+    throw DiagnosticError{output_limit(span, "showing this would print more than " + std::to_string(max_results) + " results")};
   Shown s;
   s.name = name;
   s.value = v;
@@ -379,14 +442,18 @@ RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptio
                                sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
   std::sort(r.conventions.begin(), r.conventions.end());
   Evaluator ev(p, cfg, true);
+  ev.max_steps = opt.max_steps;
   for (Stmt* s : p.main_stmts) {
     switch (s->kind) {
       case SK::show:
         for (const auto& it : s->shows) {
           const Value v = ev.eval_in(*it.expr, s->nslots);
           const std::size_t before = r.results.size();
-          expand_shown(p, it.label, v, ck.show_type(&it), it.span, r.results);
-          for (std::size_t i = before; i < r.results.size(); ++i) r.order.push_back({RunResult::Item::K::result, i});
+          expand_shown(p, it.label, v, ck.show_type(&it), it.span, r.results, opt.max_results);
+          for (std::size_t i = before; i < r.results.size(); ++i) {
+            check_displayable(p, r.results[i]);
+            r.order.push_back({RunResult::Item::K::result, i});
+          }
         }
         break;
       case SK::assert_:

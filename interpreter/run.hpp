@@ -83,6 +83,12 @@ struct RunOptions {
   std::size_t max_points = 1'000'000;  // sweep/search cap (--max-points)
   unsigned threads = 0;                // 0: all cores
   std::size_t exact_limit = 4096;      // sweeps above this many points run in binary64
+  std::uint64_t max_steps = kMaxSteps; // evaluation steps per shown value / assert / sweep point
+  // Output caps (limit.output): shown results (a record shows one per field), table cells
+  // held in memory (points x columns, checked before a sweep runs), bytes of formatted output.
+  std::size_t max_results = 100'000;
+  std::size_t max_cells = 20'000'000;
+  std::size_t max_output_bytes = std::size_t{256} << 20;
 };
 
 // Runs the main statements. Runtime errors are thrown as DiagnosticError.
