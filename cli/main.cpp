@@ -44,7 +44,7 @@ exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
-  return 64;
+  return info(ErrorKind::usage).exit_code;
 }
 
 }  // namespace
@@ -121,8 +121,9 @@ int emit(const Args& a, const std::string& text) {
   if (!a.out.empty()) {
     std::string err;
     if (!write_atomically(a.out, text, err)) {
-      std::fprintf(stderr, "mls: error[io.write]: %s\n", err.c_str());
-      return 73;
+      const ErrorKindInfo& k = info(ErrorKind::io_write);
+      std::fprintf(stderr, "mls: error[%s]: %s\n", k.code, err.c_str());
+      return k.exit_code;
     }
     return 0;
   }
@@ -161,9 +162,10 @@ int cmd_run(const Args& a) {
   else if (a.format == "csv") text = format_csv(s.prog, *r);
   else if (a.format == "md") text = format_markdown(s.prog, *r, file);
   else text = format_text(s.prog, *r, file);
+  if (!check_output_size(s, text.size(), a.run)) return report(s);
   if (const int rc = emit(a, text)) return rc;
   for (const auto& as : r->asserts)
-    if (!as.ok) return 1;
+    if (!as.ok) return info(ErrorKind::assert_failed).exit_code;
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "diagnostic.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace mls {
 
@@ -62,8 +63,55 @@ std::size_t display_len(std::string_view s) {
 std::string printable(std::string_view line) {
   std::string out(line);
   for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
   return out;
+}
+
+// Message text on one line: a user's error("...") may contain newlines or control characters.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n')
+      out += "\\n";
+    else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+      out += '?';
+    else
+      out += c;
+  }
+  return out;
+}
+
+// Longest source line shown whole; longer lines (minified or generated input, one huge
+// expression) show a window around the span, so one diagnostic stays a few lines long.
+constexpr std::size_t kMaxShownLine = 160;
+constexpr std::size_t kContextBefore = 60;
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The part of a source line to print, and where the underline goes in it.
+struct LineView {
+  std::string text;  // printable, with "..." where the line was cut
+  std::string pad;   // what precedes the underline (spaces and tabs)
+  std::size_t width = 1;  // underline width in columns
+};
+
+LineView view_line(std::string_view line, std::size_t col0, std::size_t span_bytes) {
+  LineView v;
+  std::size_t from = 0, to = line.size();
+  if (display_len(line) > kMaxShownLine) {
+    from = col0 > kContextBefore ? col0 - kContextBefore : 0;
+    while (from > 0 && from < line.size() && is_continuation(line[from])) --from;
+    to = std::min(line.size(), from + kMaxShownLine);
+    while (to < line.size() && is_continuation(line[to])) ++to;
+  }
+  const std::string_view shown = line.substr(std::min(from, line.size()), to - std::min(from, line.size()));
+  v.text = (from > 0 ? "..." : "") + printable(shown) + (to < line.size() ? "..." : "");
+  v.pad = (from > 0 ? "   " : "") + caret_prefix(shown, col0 >= from ? col0 - from : 0);
+  if (span_bytes > 0 && col0 < to) {
+    const std::size_t stop = std::min(col0 + span_bytes, to);
+    if (stop > col0 && col0 >= from) v.width = std::max<std::size_t>(1, display_len(line.substr(col0, stop - col0)));
+  }
+  return v;
 }
 
 void excerpt(std::string& out, const Sources& src, Span s, const std::string& label, char mark) {
@@ -73,19 +121,12 @@ void excerpt(std::string& out, const Sources& src, Span s, const std::string& la
   const std::string_view line = f.line_text(lc.line);
   const std::string num = std::to_string(lc.line);
   const std::string gutter(num.size(), ' ');
+  // Multi-line spans are clipped to their first line.
+  const LineView v = view_line(line, lc.col - 1, s.end > s.begin ? s.end - s.begin : 0);
   out += gutter + " |\n";
-  out += num + " | " + printable(line) + "\n";
-  const std::size_t col0 = lc.col - 1;
-  std::size_t width = 1;
-  if (s.end > s.begin) {
-    // Clip multi-line spans to the first line.
-    const std::size_t line_end = col0 + (line.size() > col0 ? line.size() - col0 : 0);
-    const std::size_t stop = std::min<std::size_t>(col0 + (s.end - s.begin), line_end);
-    if (stop > col0) width = display_len(line.substr(col0, stop - col0));
-    if (width == 0) width = 1;
-  }
-  out += gutter + " | " + caret_prefix(line, col0) + mark + std::string(width - 1, mark == '^' ? '~' : '-');
-  if (!label.empty()) out += " " + label;
+  out += num + " | " + v.text + "\n";
+  out += gutter + " | " + v.pad + mark + std::string(v.width - 1, mark == '^' ? '~' : '-');
+  if (!label.empty()) out += " " + one_line(label);
   out += "\n";
 }
 
@@ -95,16 +136,18 @@ bool same_line(const Sources& src, Span a, Span b) {
   return f.locate(a.begin).line == f.locate(b.begin).line;
 }
 
-// Extra underline rows for secondary spans on the primary line ("this is Time (s)").
-void secondary(std::string& out, const Sources& src, Span s, const std::string& label) {
+// Extra underline rows for secondary spans on the primary line ("this is Time (s)"). The
+// window is the primary span's, so both underlines refer to the same printed text.
+void secondary(std::string& out, const Sources& src, Span primary, Span s, const std::string& label) {
   const SourceFile& f = src.get(s.file);
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
   const std::string gutter(std::to_string(lc.line).size(), ' ');
-  const std::size_t col0 = lc.col - 1;
-  std::size_t width = 1;
-  if (s.end > s.begin && col0 < line.size()) width = std::max<std::size_t>(1, display_len(line.substr(col0, s.end - s.begin)));
-  out += gutter + " | " + caret_prefix(line, col0) + std::string(width, '-') + " " + label + "\n";
+  const std::size_t p0 = f.locate(primary.begin).col - 1;
+  const LineView pv = view_line(line, p0, 0);
+  const LineView v = view_line(line, lc.col - 1, s.end > s.begin ? s.end - s.begin : 0);
+  if (pv.text != v.text) return;  // too far apart on a long line to draw under one window
+  out += gutter + " | " + v.pad + std::string(v.width, '-') + " " + one_line(label) + "\n";
 }
 
 }  // namespace
@@ -113,20 +156,20 @@ std::string render(const Sources& src, const Diagnostic& d) {
   std::string out;
   out += src.where_col(d.span) + ": ";
   out += d.severity == Severity::error ? "error" : "warning";
-  out += "[" + std::string(info(d.kind).code) + "]: " + d.message + "\n";
+  out += "[" + std::string(info(d.kind).code) + "]: " + one_line(d.message) + "\n";
   excerpt(out, src, d.span, d.label, '^');
   for (const auto& n : d.notes)
-    if (same_line(src, d.span, n.span)) secondary(out, src, n.span, n.text);
+    if (same_line(src, d.span, n.span)) secondary(out, src, d.span, n.span, n.text);
   for (const auto& n : d.notes) {
     if (same_line(src, d.span, n.span)) continue;
-    out += src.where_col(n.span) + ": note: " + n.text + "\n";
+    out += src.where_col(n.span) + ": note: " + one_line(n.text) + "\n";
     excerpt(out, src, n.span, "", '-');
   }
-  for (const auto& h : d.help) out += "  = help: " + h + "\n";
+  for (const auto& h : d.help) out += "  = help: " + one_line(h) + "\n";
   return out;
 }
 
-std::string render_all(const Sources& src, const Diagnostics& ds) {
+std::string render_all(const Sources& src, const Diagnostics& ds, std::size_t max_shown) {
   // Source order (file, then offset) reads best; diagnostics without a place come last.
   std::vector<const Diagnostic*> order;
   for (const auto& d : ds.items()) order.push_back(&d);
@@ -135,8 +178,20 @@ std::string render_all(const Sources& src, const Diagnostics& ds) {
     const auto kb = std::make_pair(b->span.file, b->span.begin);
     return ka < kb;
   });
+  // The same message twice (a recursive function's body is checked more than once) says
+  // nothing new: keep the first.
+  std::vector<std::string> texts;
+  std::unordered_set<std::string> seen;
+  for (const Diagnostic* d : order) {
+    std::string t = render(src, *d);
+    if (seen.insert(t).second) texts.push_back(std::move(t));
+  }
   std::string out;
-  for (const Diagnostic* d : order) out += render(src, *d);
+  for (std::size_t i = 0; i < texts.size() && i < max_shown; ++i) out += texts[i];
+  // A garbage or mangled file can produce an error per line: the first ones are the useful ones.
+  if (texts.size() > max_shown)
+    out += "mls: " + std::to_string(texts.size() - max_shown) + " more diagnostic" + (texts.size() - max_shown == 1 ? "" : "s") +
+           " not shown (the first " + std::to_string(max_shown) + " are above)\n";
   return out;
 }
 
@@ -158,10 +213,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
+  // Edit distance is quadratic: a huge identifier (generated or corrupt input) gets no advice.
+  if (word.size() > kMaxSuggestLength) return best;
   // One- and two-letter words are too short for a suggestion to mean anything.
   std::size_t best_d = word.size() <= 2 ? 1 : word.size() / 3 + 1;
   for (const auto& c : candidates) {
     if (c == word) continue;
+    // The length difference is a lower bound of the distance: skip hopeless candidates cheaply.
+    if ((c.size() > word.size() ? c.size() - word.size() : word.size() - c.size()) >= best_d) continue;
     const std::size_t d = edit_distance(word, c);
     // Ties keep the first candidate in the caller's (sorted) order: deterministic output.
     if (d < best_d) {

@@ -64,9 +64,13 @@ class Diagnostics {
 };
 
 [[nodiscard]] std::string render(const Sources& src, const Diagnostic& d);
-[[nodiscard]] std::string render_all(const Sources& src, const Diagnostics& ds);
+// At most `max_shown` diagnostics in source order, then a line counting the rest.
+inline constexpr std::size_t kMaxShownDiagnostics = 50;
+[[nodiscard]] std::string render_all(const Sources& src, const Diagnostics& ds, std::size_t max_shown = kMaxShownDiagnostics);
 
-// Did-you-mean: the closest candidate by edit distance, or "" if none is close enough.
+// Did-you-mean: the closest candidate by edit distance, or "" if none is close enough (or the
+// word is longer than kMaxSuggestLength).
+inline constexpr std::size_t kMaxSuggestLength = 64;
 [[nodiscard]] std::string closest(std::string_view word, const std::vector<std::string>& candidates);
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 
