@@ -156,7 +156,8 @@ class Resolver {
       case SK::native: {
         params(s.params, sym_name(s.name));
         const int impl = find_native(sym_name(s.name));
-        if (impl >= 0 && native_arity(impl) != s.params.size())
+        // Only the prelude declares natives (declare() rejects them elsewhere).
+        if (stdlib_ && impl >= 0 && native_arity(impl) != s.params.size())
           p_.diags.error(ErrorKind::internal, s.name_span,
                          "native '" + sym_name(s.name) + "' takes " + std::to_string(native_arity(impl)) + " parameters in C++");
         break;
