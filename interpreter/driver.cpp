@@ -1,12 +1,14 @@
 // driver.cpp — running the phases, and atomic file output.
 #include "driver.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <random>
-
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
 
 #include "stack.hpp"
 
@@ -52,31 +54,50 @@ bool check_output_size(Session& s, std::size_t bytes, const RunOptions& opt) {
 }
 
 bool write_atomically(const std::string& path, const std::string& data, std::string& error) {
+  // The data goes to a new file next to the target, is flushed to disk, and only then renamed
+  // over the target: a failed or interrupted write (disk full, file-size limit, a signal)
+  // leaves the old file as it was, and no reader ever sees half a file.
   namespace fs = std::filesystem;
   const fs::path target(path);
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    error = "cannot write '" + path + "': it is a directory";
+    return false;
+  }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
   const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot create '" + tmp.string() + "'";
-      return false;
-    }
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) {
-      error = "cannot write '" + tmp.string() + "'";
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return false;
-    }
+  // Replacing a file keeps its permissions; a new file gets the usual 0666 & ~umask.
+  struct stat old {};
+  const bool existed = ::stat(path.c_str(), &old) == 0;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existed ? (old.st_mode & 07777) : 0666);
+  if (fd < 0) {
+    error = "cannot create a file in '" + dir.string() + "': " + std::strerror(errno);
+    return false;
   }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    error = "cannot replace '" + path + "': " + ec.message();
-    fs::remove(tmp, ec);
+  auto fail = [&](const std::string& what) {
+    error = what + ": " + std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return false;
+  };
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ::ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("cannot write '" + path + "'");
+    done += static_cast<std::size_t>(n);
+  }
+  if (existed && ::fchmod(fd, old.st_mode & 07777) != 0) return fail("cannot set the permissions of '" + path + "'");
+  if (::fsync(fd) != 0) return fail("cannot write '" + path + "'");
+  if (::close(fd) != 0) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot replace '" + path + "': " + std::strerror(errno);
+    ::unlink(tmp.c_str());
     return false;
   }
   return true;
