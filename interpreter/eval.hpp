@@ -20,7 +20,7 @@ inline constexpr int kMaxCallDepth = 200;
 inline constexpr int kMaxEvalDepth = 20000;
 // Evaluation steps allowed for one evaluation (a shown value, an assert, one sweep point, one
 // global): stops runaway recursion such as `f(n - 1) + f(n - 1)` with an error, not a hang.
-inline constexpr std::uint64_t kMaxSteps = 50'000'000;
+inline constexpr std::uint64_t kMaxSteps = 10'000'000;
 
 // Observes function calls (mls explain): a formula chain with each step's value.
 class Tracer {
@@ -85,7 +85,6 @@ class Evaluator {
   };
   std::vector<std::unique_ptr<GlobalCache>> globals_;
   AtomId overflow_atom_ = 0;
-  bool overflow_made_ = false;
 };
 
 // Human-readable list of the assumptions in a set, for runtime error notes.
