@@ -2,6 +2,7 @@
 # setup.sh — install what is missing (Debian 12, as root), then configure and build mls.
 #   cmake/setup.sh              release build in build/ (warnings are errors)
 #   cmake/setup.sh --sanitize   AddressSanitizer + UBSan build in build-asan/
+#   cmake/setup.sh --fuzz       libFuzzer target (clang) in build-fuzz/ (docs/fuzzing.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-if [ "${1:-}" = "--sanitize" ]; then
+if [ "${1:-}" = "--fuzz" ]; then
+  cxx=$(command -v clang++-14 || command -v clang++)
+  CXX="$cxx" cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLS_FUZZ=ON -DMLS_BENCH=OFF >/dev/null
+  cmake --build build-fuzz -j"$jobs"
+elif [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLS_SANITIZE=ON -DMLS_WERROR=ON -DMLS_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
 else

@@ -1,0 +1,141 @@
+// fuzz_pipeline.cpp — libFuzzer target over the whole pipeline: load (in memory), parse, resolve,
+// check, configure, run with small caps, and format in every output format.
+//
+// The input is the main file, "main.mls". Lines `#--- NAME.mls` split it into several files
+// that `import` can reach (so cycles and missing imports are fuzzed too), and leading lines
+// `#!use NAME=CHOICE`, `#!set NAME=VALUE`, `#!preset NAME` act like the command-line options.
+// Besides crashes and sanitizer reports, the target traps on broken promises: an internal
+// error, a failed phase without a diagnostic, or JSON output that is not JSON (inf, nan).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "interpreter/driver.hpp"
+#include "interpreter/format.hpp"
+
+namespace {
+
+using Files = std::map<std::string, std::string>;
+
+std::string normal(const std::string& path) { return std::filesystem::path(path).lexically_normal().generic_string(); }
+
+Files split_files(std::string_view input) {
+  Files files;
+  std::string name = "main.mls";
+  std::string text;
+  std::size_t pos = 0;
+  while (pos < input.size()) {
+    std::size_t end = input.find('\n', pos);
+    end = end == std::string_view::npos ? input.size() : end + 1;
+    const std::string_view line = input.substr(pos, end - pos);
+    if (line.rfind("#--- ", 0) == 0) {
+      files[name] += text;
+      text.clear();
+      std::string n(line.substr(5));
+      while (!n.empty() && (n.back() == '\n' || n.back() == '\r' || n.back() == ' ')) n.pop_back();
+      name = normal(n.empty() ? "unnamed.mls" : n);
+    } else {
+      text += line;
+    }
+    pos = end;
+  }
+  files[name] += text;
+  return files;
+}
+
+mls::Selection selection_of(const std::string& main) {
+  mls::Selection sel;
+  std::size_t pos = 0;
+  while (main.compare(pos, 2, "#!") == 0) {
+    std::size_t end = main.find('\n', pos);
+    if (end == std::string::npos) end = main.size();
+    const std::string line = main.substr(pos + 2, end - pos - 2);
+    const auto eq = line.find('=');
+    if (line.rfind("use ", 0) == 0 && eq != std::string::npos) sel.uses.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
+    if (line.rfind("set ", 0) == 0 && eq != std::string::npos) sel.sets.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
+    if (line.rfind("preset ", 0) == 0) sel.preset = line.substr(7);
+    pos = end + 1;
+    if (pos >= main.size()) break;
+  }
+  return sel;
+}
+
+// Bare JSON tokens outside strings must be numbers, true, false or null.
+bool json_tokens_ok(const std::string& json) {
+  bool in_str = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+      continue;
+    }
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      std::size_t e = i;
+      while (e < json.size() && ((json[e] >= 'a' && json[e] <= 'z') || (json[e] >= 'A' && json[e] <= 'Z'))) ++e;
+      const std::string word = json.substr(i, e - i);
+      // "e" inside a number such as 1e+20 is preceded by a digit.
+      const bool exponent = word == "e" && i > 0 && json[i - 1] >= '0' && json[i - 1] <= '9';
+      if (word != "true" && word != "false" && word != "null" && !exponent) return false;
+      i = e - 1;
+    }
+  }
+  return !in_str;
+}
+
+[[noreturn]] void broken(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz_pipeline: %s\n%s\n", what, detail.c_str());
+  __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > (std::size_t{1} << 16)) return -1;  // keep each run fast; limits are tested elsewhere
+  const Files files = split_files(std::string_view(reinterpret_cast<const char*>(data), size));
+  mls::Session s;
+  s.prog.reader = [&files](const std::string& path) -> std::optional<std::string> {
+    auto it = files.find(normal(path));
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  };
+  mls::RunOptions opt;
+  opt.max_points = 1000;
+  opt.threads = 1;
+  opt.exact_limit = 64;  // sweeps above 64 points take the binary64 path
+  opt.max_steps = 200'000;
+  opt.max_results = 10'000;
+  opt.max_cells = 100'000;
+  opt.max_output_bytes = std::size_t{1} << 20;
+  const auto main_it = files.find("main.mls");
+  const mls::Selection sel = selection_of(main_it == files.end() ? std::string() : main_it->second);
+
+  std::optional<mls::RunResult> r;
+  if (mls::prepare(s, "main.mls")) {
+    r = mls::execute(s, sel, opt);
+    if (!r && !s.prog.diags.has_errors()) broken("execute failed without a diagnostic", "");
+  } else if (!s.prog.diags.has_errors()) {
+    broken("prepare failed without a diagnostic", "");
+  }
+  if (r) {
+    const std::string json = mls::format_json(s.prog, *r, "main.mls");
+    if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
+    const std::string text = mls::format_text(s.prog, *r, "main.mls");
+    (void)mls::format_csv(s.prog, *r);
+    (void)mls::format_markdown(s.prog, *r, "main.mls");
+    (void)mls::check_output_size(s, text.size(), opt);
+  }
+  const std::string rendered = mls::render_all(s.prog.sources, s.prog.diags);
+  for (const auto& d : s.prog.diags.items())
+    if (d.kind == mls::ErrorKind::internal) broken("internal error", rendered);
+  return 0;
+}
