@@ -268,11 +268,9 @@ class Lowerer {
                              "expression nests too deeply (more than " + std::to_string(kMaxExprDepth) + " levels)");
       d.help.push_back("each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it with `let`");
     }
-    // Keep the deepest operand (exactly at the limit): the file fails to load anyway, and a
-    // stand-in of the same type keeps the checker from adding follow-on errors.
-    for (auto& k : e->kids)
-      if (k && k->depth == h) return std::move(k);
-    return make(EK::num, e->span);
+    // The stand-in is a name without a name: the resolver leaves it unbound and the checker
+    // gives it the error type, which silences follow-on messages (the file fails anyway).
+    return make(EK::name, e->span);
   }
 
   ExprP expr_node(const Node& n) const {
@@ -860,19 +858,43 @@ void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t st
         .help.push_back("split the expression with `let` bindings");
     return;
   }
-  const std::string got = describe_at(f.text, pos);
+  std::string got = describe_at(f.text, pos);
   const bool at_end = pos >= f.text.size();
-  const std::uint32_t b = static_cast<std::uint32_t>(std::min(pos, f.text.size()));
+  std::uint32_t b = static_cast<std::uint32_t>(std::min(pos, f.text.size()));
+  std::uint32_t e = at_end ? b : b + 1;
+  // What was missing belongs after the last token, not at the start of whatever comes lines
+  // later (`let x = 1 +` then `let y` on the next line): put the caret there and say where
+  // the unexpected token is.
+  std::size_t prev = std::min(pos, f.text.size());
+  while (prev > stmt_start && std::isspace(static_cast<unsigned char>(f.text[prev - 1]))) --prev;
+  const std::uint32_t err_line = f.locate(b).line;
+  const std::uint32_t prev_line = f.locate(static_cast<std::uint32_t>(prev)).line;
+  if (prev_line < err_line) {
+    if (!at_end) got += err_line == prev_line + 1 ? " on the next line" : " on line " + std::to_string(err_line);
+    b = e = static_cast<std::uint32_t>(prev);
+  }
   Diagnostic& d = diags.error(is_closer_message(message) || message.find("close the string") != std::string::npos
                                   ? ErrorKind::parse_unclosed
                                   : ErrorKind::parse_syntax,
-                              Span{file, b, at_end ? b : b + 1}, message + ", got " + got);
+                              Span{file, b, e}, message + ", got " + got);
   if (is_closer_message(message)) {
     if (auto opener = unclosed_opener(f.text, stmt_start, pos)) {
       const auto o = static_cast<std::uint32_t>(*opener);
       d.notes.push_back({Span{file, o, o + 1}, std::string("unclosed '") + f.text[*opener] + "' opened here"});
     }
   }
+}
+
+// The name a statement at `pos` defines, if it starts `let NAME`.
+std::optional<std::string> let_name(std::string_view text, std::size_t pos) {
+  if (text.compare(pos, 3, "let") != 0 || pos + 3 >= text.size() || !std::isspace(static_cast<unsigned char>(text[pos + 3])))
+    return std::nullopt;
+  std::size_t b = pos + 3;
+  while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
+  std::size_t e = b;
+  while (e < text.size() && is_word_char(text[e])) ++e;
+  if (e == b || std::isdigit(static_cast<unsigned char>(text[b]))) return std::nullopt;
+  return std::string(text.substr(b, e - b));
 }
 
 std::size_t skip_ws(const SourceFile& f, std::size_t pos, ParseState& st) {
@@ -893,6 +915,7 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
     auto r = run<g::one_statement>(f, pos, st);
     if (r.failed) {
       report(diags, f, file, pos, r.error_pos, r.message);
+      if (auto name = let_name(f.text, pos)) m.broken.push_back(intern(*name));
       pos = skip_ws(f, resync(f, r.error_pos), st);
       continue;
     }

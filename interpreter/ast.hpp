@@ -197,6 +197,9 @@ struct Stmt {
 struct Module {
   FileId file = kNoFile;
   std::vector<Stmt> stmts;
+  // Names of `let` statements that failed to parse: uses of them are not reported as unknown
+  // (the parse error already explains them).
+  std::vector<Sym> broken;
 };
 
 }  // namespace mls

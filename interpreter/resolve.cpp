@@ -38,7 +38,7 @@ namespace {
 
 class Resolver {
  public:
-  Resolver(Program& p, bool stdlib) : p_(p), stdlib_(stdlib) {}
+  Resolver(Program& p, bool stdlib, const std::vector<Sym>* broken = nullptr) : p_(p), stdlib_(stdlib), broken_(broken) {}
 
   int nslots() const { return max_; }
 
@@ -205,6 +205,7 @@ class Resolver {
   };
 
   void name(Expr& e) {
+    if (e.name == kNoSym) return;  // the parser's stand-in for a cut expression (reported there)
     for (auto it = locals_.rbegin(); it != locals_.rend(); ++it)
       if (it->name == e.name) {
         e.ref = Ref{RefKind::local, static_cast<std::uint32_t>(it->slot)};
@@ -256,6 +257,9 @@ class Resolver {
   }
 
   void unknown(Sym s, Span span, const char* what) {
+    // A definition in this file that failed to parse was reported already (so the file fails
+    // anyway); its uses would only repeat it.
+    if (broken_ && std::find(broken_->begin(), broken_->end(), s) != broken_->end()) return;
     auto& d = p_.diags.error(ErrorKind::name_unknown, span, std::string("unknown ") + what + " '" + sym_name(s) + "'");
     std::vector<std::string> cands;
     for (const auto& l : locals_) cands.push_back(sym_name(l.name));
@@ -269,6 +273,7 @@ class Resolver {
 
   Program& p_;
   bool stdlib_;
+  const std::vector<Sym>* broken_;
   std::vector<Local> locals_;
   int next_ = 0;
   int max_ = 0;
@@ -279,7 +284,7 @@ class Resolver {
 void resolve_module(Program& p, Module& m) {
   const bool stdlib = p.is_stdlib(m.file);
   for (Stmt& s : m.stmts) {
-    Resolver r(p, stdlib);
+    Resolver r(p, stdlib, &m.broken);
     r.stmt(s);
   }
 }
