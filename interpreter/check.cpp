@@ -88,8 +88,8 @@ std::optional<ResolvedUnit> Checker::resolve_unit(const UnitExpr& u, bool report
     if (!r) {
       if (report) {
         auto& d = p_.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
-        const std::string near = closest(t.atom, p_.units.all_unit_names());
-        if (!near.empty()) d.help.push_back("did you mean '" + near + "'? (units are case-sensitive)");
+        const std::string hint = p_.units.suggest(t.atom);
+        if (!hint.empty()) d.help.push_back(hint);
         if (p_.lookup(intern(t.atom)))
           d.help.push_back("'" + t.atom + "' is a name; to multiply write `* " + t.atom + "`");
       }
@@ -127,12 +127,14 @@ TypeP Checker::global_type(std::uint32_t g) {
     return nullptr;
   }
   gd.check_state = 1;
+  global_stack_.push_back(g);
   Env env;
   env.slots.assign(static_cast<std::size_t>(gd.stmt->nslots), t_error());
   const std::size_t saved = inst_depth_;
   inst_depth_ = 0;
   gd.type = expr(*gd.stmt->value, env);
   inst_depth_ = saved;
+  global_stack_.pop_back();
   gd.check_state = 2;
   return gd.type;
 }
@@ -162,9 +164,19 @@ TypeP Checker::name(Expr& e, Env& env) {
     case RefKind::global: {
       TypeP t = global_type(e.ref.index);
       if (!t) {
-        const GlobalDef& g = p_.globals[e.ref.index];
-        auto& d = error(ErrorKind::name_cycle, e.span, "'" + sym_name(e.name) + "' is defined in terms of itself", env);
-        d.notes.push_back({g.stmt->name_span, "'" + sym_name(g.name) + "' is defined here"});
+        // The cycle is the part of the stack of globals being checked from this one on.
+        auto from = std::find(global_stack_.begin(), global_stack_.end(), e.ref.index);
+        std::vector<std::uint32_t> cycle(from, global_stack_.end());
+        if (cycle.empty()) cycle.push_back(e.ref.index);
+        std::string chain;
+        for (std::uint32_t g : cycle) chain += sym_name(p_.globals[g].name) + " -> ";
+        chain += sym_name(e.name);
+        auto& d = error(ErrorKind::name_cycle, e.span,
+                        cycle.size() == 1 ? "'" + sym_name(e.name) + "' is defined in terms of itself"
+                                          : "definitions depend on each other in a cycle: " + chain,
+                        env);
+        for (std::uint32_t g : cycle)
+          d.notes.push_back({p_.globals[g].stmt->name_span, "'" + sym_name(p_.globals[g].name) + "' is defined here"});
         return t_error();
       }
       return t;
@@ -348,6 +360,7 @@ TypeP Checker::match(Expr& e, Env& env) {
   }
   std::vector<int> covered;
   bool wildcard = false;
+  bool bad_choice = false;  // a misspelt choice is the error; "does not cover" would repeat it
   const ConventionDef* cd = conv ? &p_.conventions[scrut->conv] : nullptr;
   for (auto& arm : e.arms) {
     for (const auto& pat : arm.patterns) {
@@ -362,6 +375,7 @@ TypeP Checker::match(Expr& e, Env& env) {
       }
       const int idx = cd->choice_index(pat.name);
       if (idx < 0) {
+        bad_choice = true;
         std::vector<std::string> names;
         for (const auto& c : cd->stmt->choices) names.push_back(sym_name(c.name));
         auto& d = error(ErrorKind::convention_choice, pat.span,
@@ -388,7 +402,7 @@ TypeP Checker::match(Expr& e, Env& env) {
       result = merge_types(result, t);
     }
   }
-  if (cd && !wildcard && covered.size() < cd->stmt->choices.size()) {
+  if (cd && !wildcard && !bad_choice && covered.size() < cd->stmt->choices.size()) {
     std::string missing;
     for (std::size_t i = 0; i < cd->stmt->choices.size(); ++i)
       if (std::find(covered.begin(), covered.end(), static_cast<int>(i)) == covered.end())
@@ -579,7 +593,7 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
     }
     return expr(*decl.value, inner);
   });
-  if (--inst_depth_ == 0) inst_log_.clear();
+  --inst_depth_;
   return r;
 }
 
@@ -590,6 +604,13 @@ TypeP Checker::check_instance(std::uint32_t fn, std::size_t my, const std::funct
   // gives `{a: f(n - 1).a}` its real type instead of showing an unchecked number.
   constexpr int kMaxPasses = 8;
   const std::size_t log_mark = inst_log_.size();
+  ++open_instances_;
+  struct Close {
+    Checker& c;
+    ~Close() {
+      if (--c.open_instances_ == 0) c.inst_log_.clear();  // nothing left to roll back
+    }
+  } close{*this};
   for (int n = 1;; ++n) {
     insts_[fn][my].active = true;
     insts_[fn][my].recursed = false;
@@ -897,7 +918,7 @@ void Checker::check_function_standalone(std::uint32_t fn) {
           passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
     return expr(*decl.value, inner);
   });
-  if (--inst_depth_ == 0) inst_log_.clear();
+  --inst_depth_;
 }
 
 void Checker::check_program() {

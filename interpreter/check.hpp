@@ -65,6 +65,8 @@ class Checker {
   std::size_t inst_depth_ = 0;
   std::size_t inst_count_ = 0;   // instantiations made so far (bounded: see check.cpp)
   std::vector<std::uint32_t> inst_log_;  // function of each instantiation made, in order
+  std::size_t open_instances_ = 0;       // check_instance calls in progress
+  std::vector<std::uint32_t> global_stack_;  // globals being checked (for cycle messages)
   std::size_t nesting_ = 0;      // expr() recursion, summed over instantiations
   bool too_deep_reported_ = false;
   bool too_many_reported_ = false;

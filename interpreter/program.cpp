@@ -198,8 +198,8 @@ struct UnitBuilder {
       auto r = p.units.lookup_atom(t.atom);
       if (!r) {
         auto& d = p.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
-        const std::string near = closest(t.atom, p.units.all_unit_names());
-        if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+        const std::string hint = p.units.suggest(t.atom);
+        if (!hint.empty()) d.help.push_back(hint);
         return std::nullopt;
       }
       bool lost = false;

@@ -1,6 +1,8 @@
 // units.cpp — dimension algebra, unit lookup with prefixes, and choosing display units.
 #include "units.hpp"
 
+#include "diagnostic.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -201,6 +203,33 @@ std::vector<std::string> UnitTable::all_unit_names() const {
         for (const auto& [p, f] : ps->prefixes) out.push_back(p + u.name);
   }
   return out;
+}
+
+std::vector<std::string> UnitTable::case_variants(std::string_view atom) const {
+  auto lower = [](std::string_view w) {
+    std::string out(w);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  };
+  const std::string key = lower(atom);
+  std::vector<std::string> out;
+  for (auto& n : all_unit_names())
+    if (n != atom && lower(n) == key && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string UnitTable::suggest(std::string_view atom) const {
+  const auto variants = case_variants(atom);
+  if (!variants.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == variants.size() ? " or " : ", ") + ("'" + variants[i] + "'");
+    return "did you mean " + list + "? (units are case-sensitive)";
+  }
+  const std::string near = closest(atom, all_unit_names());
+  return near.empty() ? "" : "did you mean '" + near + "'? (units are case-sensitive)";
 }
 
 std::vector<std::string> UnitTable::units_of(const Dim& d) const {

@@ -96,6 +96,11 @@ class UnitTable {
   // largest such — else the nearest end; base units when none is declared.
   [[nodiscard]] DisplayUnit human_unit(const Dim& d, double si_value) const;
   [[nodiscard]] std::vector<std::string> all_unit_names() const;  // including prefixed forms
+  // Units are case-sensitive, so `gb` is not a unit; these are the units it could have meant
+  // (`GB`, `Gb`), for a suggestion — never accepted in its place.
+  [[nodiscard]] std::vector<std::string> case_variants(std::string_view atom) const;
+  // The help line for an unknown unit: case variants first, else the closest by edit distance.
+  [[nodiscard]] std::string suggest(std::string_view atom) const;
   [[nodiscard]] std::vector<std::string> units_of(const Dim& d) const;  // declared units only
   [[nodiscard]] const std::vector<DimensionDef>& dimensions() const { return dims_; }
   [[nodiscard]] int base_count() const { return bases_; }
