@@ -16,6 +16,7 @@ namespace {
 // Per thread: sweep workers share one Evaluator but each evaluates its own points.
 thread_local int t_eval_depth = 0;
 thread_local std::uint64_t t_steps_left = UINT64_MAX;  // no budget outside a BudgetScope
+thread_local const Expr* t_current_call = nullptr;     // innermost user-function call
 
 struct DepthGuard {
   DepthGuard() { ++t_eval_depth; }
@@ -33,7 +34,8 @@ void Evaluator::step(Span at) {
   t_steps_left = 1;  // anything evaluated before the scope unwinds fails at once, never wraps around
   Diagnostic d;
   d.kind = ErrorKind::limit_steps;
-  d.span = at;
+  // The innermost call says more than whichever small expression happened to be the last step.
+  d.span = t_current_call ? t_current_call->span : at;
   d.message = "evaluation takes more than " + std::to_string(max_steps) + " steps";
   d.help.push_back("a function that calls itself more than once per level takes exponential time");
   throw DiagnosticError{std::move(d)};
@@ -398,6 +400,13 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     frame[static_cast<std::size_t>(decl.params[idx].slot)] = eval(*a.value, slots, depth);
     given[idx] = true;
   }
+  struct CallScope {
+    const Expr* saved = t_current_call;
+    explicit CallScope(const Expr* e) { t_current_call = e; }
+    ~CallScope() { t_current_call = saved; }
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+  } call_scope(&e);
   if (tracer) tracer->enter(decl, e);
   for (std::size_t i = 0; i < decl.params.size(); ++i)
     if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
