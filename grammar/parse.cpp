@@ -105,12 +105,15 @@ struct action<g::ws> {
     if (b < e) st.ws_start[e] = b;
   }
 };
+// One level per nesting, whatever the form: every bracketed, listed or branched expression
+// enters `expr`; prefix operators and `^` recurse through unary_req and not_req. (Limiting
+// unary_expr/not_expr themselves counted three levels per pair of parentheses.)
 template <>
 struct action<g::expr> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 template <>
-struct action<g::unary_expr> : tao::pegtl::limit_depth<kMaxParseDepth> {};
+struct action<g::unary_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 template <>
-struct action<g::not_expr> : tao::pegtl::limit_depth<kMaxParseDepth> {};
+struct action<g::not_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 
 // Parse-tree nodes kept for lowering.
 template <typename Rule>
