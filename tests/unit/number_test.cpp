@@ -42,3 +42,42 @@ TEST_CASE("exactness is given up, not silently wrong, when rationals grow") {
   CHECK(lost);
   CHECK_FALSE(big.exact());
 }
+
+TEST_CASE("literals are exact or rejected") {
+  CHECK(Num::parse("1e300").has_value());
+  CHECK(Num::parse("1e-300").has_value());
+  CHECK_FALSE(Num::parse("1e-320").has_value());  // beyond 1024 bits: not silently rounded
+  CHECK_FALSE(Num::parse("1e-400").has_value());  // was parsed as 0
+  CHECK_FALSE(Num::parse("1e309").has_value());
+  CHECK_FALSE(Num::parse("").has_value());
+  CHECK_FALSE(Num::parse("1e").has_value());
+  CHECK_FALSE(Num::parse(std::string(5000, '9')).has_value());  // mantissa length is bounded
+  CHECK(exact_text(*Num::parse("0.000_001")) == "1/1000000");
+  CHECK(exact_text(*Num::parse("00012.50")) == "25/2");
+}
+
+TEST_CASE("significant-digit formatting, including the carry of rounding") {
+  CHECK(format_sig(*Num::parse("9.9996e20"), 4) == "1e21");
+  CHECK(format_sig(*Num::parse("999.96"), 4) == "1000");
+  CHECK(format_sig(*Num::parse("0.00099996"), 4) == "0.001");
+  CHECK(format_sig(*Num::parse("1.23456e-7"), 4) == "1.235e-7");
+  CHECK(format_sig(neg(*Num::parse("4285.714")), 4) == "-4286");
+  CHECK(format_sig(Num::of_int(0), 4) == "0");
+  CHECK(format_sig(Num::of_double(5e-324), 4) == "4.941e-324");  // a subnormal, exactly
+  CHECK(format_fixed(*Num::parse("0.5"), 0) == "1");              // half-up
+  CHECK(format_fixed(neg(*Num::parse("0.5")), 0) == "-1");        // away from zero
+  CHECK(format_json(0.1) == "0.1");
+  CHECK(format_json(1e21) == "1e+21");
+}
+
+TEST_CASE("integer conversion stays in range") {
+  CHECK(to_int(*Num::parse("9e15")) == 9'000'000'000'000'000);
+  CHECK_FALSE(to_int(*Num::parse("1e16")).has_value());
+  CHECK_FALSE(to_int(*Num::parse("2.5")).has_value());
+  CHECK_FALSE(to_int(Num::of_double(1e300)).has_value());
+  bool lost = false;
+  CHECK(pow_int(Num::of_int(2), 1000, lost).exact());
+  CHECK_FALSE(lost);
+  CHECK_FALSE(pow_int(Num::of_int(2), 1100, lost).exact());
+  CHECK(lost);
+}
