@@ -71,7 +71,7 @@ void excerpt(std::string& out, const Sources& src, Span s, const std::string& la
   const SourceFile& f = src.get(s.file);
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
-  const std::string num = std::to_string(lc.line);
+  const std::string num = std::to_string(f.shown_line(lc.line));
   const std::string gutter(num.size(), ' ');
   out += gutter + " |\n";
   out += num + " | " + printable(line) + "\n";
@@ -100,7 +100,7 @@ void secondary(std::string& out, const Sources& src, Span s, const std::string& 
   const SourceFile& f = src.get(s.file);
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
-  const std::string gutter(std::to_string(lc.line).size(), ' ');
+  const std::string gutter(std::to_string(f.shown_line(lc.line)).size(), ' ');
   const std::size_t col0 = lc.col - 1;
   std::size_t width = 1;
   if (s.end > s.begin && col0 < line.size()) width = std::max<std::size_t>(1, display_len(line.substr(col0, s.end - s.begin)));
