@@ -90,6 +90,36 @@ TypeP Checker::show_type(const ShowItem* s) const {
   return it == show_types_.end() ? t_error() : it->second;
 }
 
+void Checker::note_show(const ShowItem* s, TypeP t) {
+  if (show_types_.insert_or_assign(s, std::move(t)).second) show_log_.push_back(s);
+}
+
+TypeP Checker::call_type(const Expr* call) const {
+  auto it = call_types_.find(call);
+  return it == call_types_.end() ? nullptr : it->second;
+}
+
+Checker::Mark Checker::mark() const {
+  Mark m;
+  for (const auto& list : insts_) m.insts.push_back(list.size());
+  m.show_log = show_log_.size();
+  m.call_log = call_log_.size();
+  m.reported = reported_.size();
+  return m;
+}
+
+void Checker::rollback(const Mark& m) {
+  insts_.resize(m.insts.size());
+  for (std::size_t f = 0; f < m.insts.size(); ++f) insts_[f].resize(m.insts[f]);
+  // Keys added after the mark belong to statements being dropped (their addresses may be reused).
+  for (std::size_t i = m.show_log; i < show_log_.size(); ++i) show_types_.erase(show_log_[i]);
+  show_log_.resize(m.show_log);
+  for (std::size_t i = m.call_log; i < call_log_.size(); ++i) call_types_.erase(call_log_[i]);
+  call_log_.resize(m.call_log);
+  reported_.resize(m.reported);
+  inst_depth_ = 0;
+}
+
 TypeP Checker::global_type(std::uint32_t g) {
   GlobalDef& gd = p_.globals[g];
   if (gd.check_state == 2) return gd.type;
@@ -393,7 +423,11 @@ TypeP Checker::convert(Expr& e, Env& env) {
 }
 
 TypeP Checker::call(Expr& e, Env& env) {
-  if (e.ref.kind == RefKind::function) return call_function(e, env, e.ref.index);
+  if (e.ref.kind == RefKind::function) {
+    TypeP r = call_function(e, env, e.ref.index);
+    if (call_types_.insert_or_assign(&e, r).second) call_log_.push_back(&e);
+    return r;
+  }
   std::vector<TypeP> args;
   for (auto& a : e.args) args.push_back(expr(*a.value, env));
   if (e.ref.kind != RefKind::native) return t_error();
@@ -606,7 +640,7 @@ TypeP Checker::expr(Expr& e, Env& env) {
 void Checker::show_items(std::vector<ShowItem>& items, Env& env, bool scalar_only) {
   for (auto& it : items) {
     TypeP t = expr(*it.expr, env);
-    show_types_[&it] = t;
+    note_show(&it, t);
     if (is_loose(*t)) continue;
     const bool scalar = t->k == Type::K::num || t->k == Type::K::boolean || t->k == Type::K::str;
     if (scalar || (!scalar_only && t->k == Type::K::record)) continue;
@@ -707,7 +741,7 @@ void Checker::check_stmt(Stmt& s) {
     case SK::assert_:
       for (auto& it : s.shows) {
         TypeP t = expr(*it.expr, env);
-        show_types_[&it] = t;
+        note_show(&it, t);
         if (!is_loose(*t) && t->k != Type::K::boolean)
           error(ErrorKind::type_mismatch, it.expr->span, "assert needs a bool, got " + kind_word(*t), env);
       }
@@ -798,12 +832,16 @@ void Checker::check_function_standalone(std::uint32_t fn) {
 }
 
 void Checker::check_program() {
-  for (std::uint32_t g = 0; g < p_.globals.size(); ++g) (void)global_type(g);
-  for (std::uint32_t f = 0; f < p_.functions.size(); ++f) check_function_standalone(f);
+  check_added(0, 0, 0);
   for (Stmt* s : p_.main_stmts) check_stmt(*s);
+}
+
+void Checker::check_added(std::size_t first_global, std::size_t first_function, std::size_t first_preset) {
+  for (auto g = static_cast<std::uint32_t>(first_global); g < p_.globals.size(); ++g) (void)global_type(g);
+  for (auto f = static_cast<std::uint32_t>(first_function); f < p_.functions.size(); ++f) check_function_standalone(f);
   // Preset `set` items are checked like scenario ones.
-  for (const auto& pr : p_.presets)
-    for (auto& it : pr.stmt->items)
+  for (std::size_t i = first_preset; i < p_.presets.size(); ++i)
+    for (auto& it : p_.presets[i].stmt->items)
       if (it.kind == SK::set) check_override(it.path, it.name_span, *it.value, 0);
 }
 

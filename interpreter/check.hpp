@@ -22,8 +22,25 @@ class Checker {
   // Type of a command-line or preset `set` value against its target; reports mismatches.
   void check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots);
 
+  // REPL: checks globals, functions and preset `set` items declared from these indices on (what
+  // check_program does for a whole program); the new statements go through check_stmt.
+  void check_added(std::size_t first_global, std::size_t first_function, std::size_t first_preset);
+
   // Types of shown items and sweep columns, for formatting.
   [[nodiscard]] TypeP show_type(const ShowItem* s) const;
+  // Result type of a call to a user function, as last instantiated (explain shows units with it);
+  // null if the call was never checked.
+  [[nodiscard]] TypeP call_type(const Expr* call) const;
+
+  // Memo state a failed REPL input must not leave behind: instantiations found while checking
+  // it, types of its shown items and the de-duplication list of reported errors (a stale entry
+  // would silence the same error when the input is typed again).
+  struct Mark {
+    std::vector<std::size_t> insts;
+    std::size_t show_log, call_log, reported;
+  };
+  [[nodiscard]] Mark mark() const;
+  void rollback(const Mark& m);
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
 
  private:
@@ -56,6 +73,10 @@ class Checker {
   Program& p_;
   std::vector<std::vector<Inst>> insts_;  // per function
   std::unordered_map<const ShowItem*, TypeP> show_types_;
+  std::unordered_map<const Expr*, TypeP> call_types_;
+  std::vector<const ShowItem*> show_log_;  // keys in insertion order, for rollback
+  std::vector<const Expr*> call_log_;
+  void note_show(const ShowItem* s, TypeP t);
   std::size_t inst_depth_ = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations
 };

@@ -68,6 +68,29 @@ Program::Program() {
   reader = [](const std::string& path) { return read_disk(path); };
 }
 
+Program::Mark Program::mark() const {
+  return Mark{sources.size(), diags.size(), modules.size(), natives.size(), main_stmts.size(), loaded_paths_.size(),
+              globals, functions, conventions, presets, scope, main_file, units, deps.mark()};
+}
+
+void Program::rollback(const Mark& m) {
+  // Order matters only for readability: nothing below refers to the modules being dropped.
+  globals = m.globals;
+  functions = m.functions;
+  conventions = m.conventions;
+  presets = m.presets;
+  scope = m.scope;
+  natives.resize(m.natives);
+  main_stmts.resize(m.main_stmts);
+  main_file = m.main_file;
+  loaded_paths_.resize(m.loaded_paths);
+  units = m.units;
+  deps.rollback(m.deps);
+  while (modules.size() > m.modules) modules.pop_back();
+  diags.truncate(m.diags);
+  sources.truncate(m.sources);
+}
+
 const Decl* Program::lookup(Sym s) const {
   auto it = scope.find(s);
   return it == scope.end() ? nullptr : &it->second;
@@ -352,6 +375,10 @@ void Program::declare(Module& m) {
   const bool stdlib = is_stdlib(m.file);
   auto add = [&](Sym name, Span span, RefKind kind, std::uint32_t index) {
     auto it = scope.find(name);
+    if (it != scope.end() && may_redefine && may_redefine(name, it->second, kind)) {
+      it->second = Decl{kind, index, span};
+      return;
+    }
     if (it != scope.end()) {
       auto& d = diags.error(ErrorKind::name_duplicate, span, "'" + sym_name(name) + "' is already defined");
       d.notes.push_back({it->second.span, "first defined here"});
@@ -371,7 +398,7 @@ void Program::declare(Module& m) {
           g.name = s.name;
           g.stmt = &s;
           g.stdlib = stdlib;
-          g.literal = s.value && is_literal(*s.value);
+          g.literal = s.value && is_literal(*s.value) && s.literals_are_assumptions;
           globals.push_back(std::move(g));
           add(s.name, s.name_span, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
         }

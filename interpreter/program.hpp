@@ -87,6 +87,28 @@ class Program {
   // Declares and resolves a module that was parsed separately (REPL); returns false on errors.
   bool add_module(Module m, bool is_main);
 
+  // REPL: decides whether a new top-level definition may replace an existing one (`let x = 2`
+  // after `let x = 1` at the prompt). Unset (files): every redefinition is an error.
+  std::function<bool(Sym name, const Decl& old, RefKind replacement)> may_redefine;
+
+  // Everything an input can change, for the REPL's transactional inputs: an input that fails in
+  // any phase is undone with rollback(mark) and the session is exactly as before. Vectors of
+  // definitions are copied whole (the checker writes types into existing entries); append-only
+  // tables are cut back to their length.
+  struct Mark {
+    std::size_t sources, diags, modules, natives, main_stmts, loaded_paths;
+    std::vector<GlobalDef> globals;
+    std::vector<FunctionDef> functions;
+    std::vector<ConventionDef> conventions;
+    std::vector<PresetDef> presets;
+    std::unordered_map<Sym, Decl> scope;
+    FileId main_file;
+    UnitTable units;
+    Deps::Mark deps;
+  };
+  [[nodiscard]] Mark mark() const;
+  void rollback(const Mark& m);
+
   [[nodiscard]] const Decl* lookup(Sym s) const;
   [[nodiscard]] int convention_index(Sym s) const;
   [[nodiscard]] int preset_index(Sym s) const;
