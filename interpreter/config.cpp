@@ -134,7 +134,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   std::string via = "default";
   Span preset_at;
   for (Stmt* s : p.main_stmts)
-    if (s->kind == SK::preset_select) {
+    if (s->kind == SK::preset_select && sel.scenario_choices) {
       preset = sym_name(s->name);
       via = "scenario";
       preset_at = s->name_span;
@@ -155,7 +155,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   b.cfg.preset_via = via;
   // The scenario's own choices.
   for (Stmt* s : p.main_stmts) {
-    if (s->kind == SK::use) b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
+    if (s->kind == SK::use && sel.scenario_choices) b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
     if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, "scenario");
   }
   // The command line wins.

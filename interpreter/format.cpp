@@ -165,6 +165,12 @@ void table_text(std::string& out, Program& p, const Table& t) {
 
 }  // namespace
 
+std::string format_table_text(Program& p, const Table& t) {
+  std::string out;
+  table_text(out, p, t);
+  return out;
+}
+
 std::string format_text(Program& p, const RunResult& r, const std::string& file) {
   std::string out = "mls " + std::string(kVersion) + " · " + file + " · preset " + r.preset;
   out += r.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + r.preset_via + ")\n";

@@ -22,6 +22,8 @@ struct AssumptionView {
 [[nodiscard]] DepSet column_deps(Program& p, const Table& t, std::size_t c);
 
 [[nodiscard]] std::string format_text(Program& p, const RunResult& r, const std::string& file);
+// One table as format_text prints it (rows, per-column assumptions, regime notes).
+[[nodiscard]] std::string format_table_text(Program& p, const Table& t);
 [[nodiscard]] std::string format_json(Program& p, const RunResult& r, const std::string& file);
 [[nodiscard]] std::string format_csv(Program& p, const RunResult& r);
 [[nodiscard]] std::string format_markdown(Program& p, const RunResult& r, const std::string& file);

@@ -371,6 +371,10 @@ void expand_shown(const Program& p, const std::string& name, const Value& v, con
 }  // namespace
 
 RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt) {
+  return run_statements(p, ck, cfg, opt, p.main_stmts);
+}
+
+RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts) {
   RunResult r;
   r.preset = cfg.preset;
   r.preset_via = cfg.preset_via;
@@ -379,7 +383,7 @@ RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptio
                                sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
   std::sort(r.conventions.begin(), r.conventions.end());
   Evaluator ev(p, cfg, true);
-  for (Stmt* s : p.main_stmts) {
+  for (Stmt* s : stmts) {
     switch (s->kind) {
       case SK::show:
         for (const auto& it : s->shows) {

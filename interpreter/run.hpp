@@ -87,6 +87,9 @@ struct RunOptions {
 
 // Runs the main statements. Runtime errors are thrown as DiagnosticError.
 [[nodiscard]] RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt);
+// Runs the given statements only (the REPL runs each input's statements as they arrive).
+[[nodiscard]] RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                                       const std::vector<Stmt*>& stmts);
 
 // Display for a value of a static type (hint, else a human unit for `si`).
 [[nodiscard]] Display display_for(const Program& p, const TypeP& t, double si);
