@@ -194,6 +194,8 @@ bool Program::add_module(Module m, bool is_main) {
   declare_units(mod);
   declare(mod);
   resolve_module(*this, mod);
+  for (auto& [name, decl] : deferred_) scope[name] = decl;
+  deferred_.clear();
   if (is_main) {
     main_file = mod.file;
     for (Stmt& s : mod.stmts) main_stmts.push_back(&s);
@@ -373,10 +375,17 @@ void Program::declare_units(Module& m) {
 
 void Program::declare(Module& m) {
   const bool stdlib = is_stdlib(m.file);
-  auto add = [&](Sym name, Span span, RefKind kind, std::uint32_t index) {
+  auto add = [&](const Stmt& s, RefKind kind, std::uint32_t index) {
+    const Sym name = s.name;
+    const Span span = s.name_span;
     auto it = scope.find(name);
-    if (it != scope.end() && may_redefine && may_redefine(name, it->second, kind)) {
+    const Redefine r = it != scope.end() && may_redefine ? may_redefine(s, it->second, kind) : Redefine::no;
+    if (r == Redefine::now) {
       it->second = Decl{kind, index, span};
+      return;
+    }
+    if (r == Redefine::after_resolve) {
+      deferred_.emplace_back(name, Decl{kind, index, span});
       return;
     }
     if (it != scope.end()) {
@@ -392,7 +401,7 @@ void Program::declare(Module& m) {
       case SK::let:
         if (s.has_params) {
           functions.push_back({s.name, &s, stdlib});
-          add(s.name, s.name_span, RefKind::function, static_cast<std::uint32_t>(functions.size() - 1));
+          add(s, RefKind::function, static_cast<std::uint32_t>(functions.size() - 1));
         } else {
           GlobalDef g;
           g.name = s.name;
@@ -400,7 +409,7 @@ void Program::declare(Module& m) {
           g.stdlib = stdlib;
           g.literal = s.value && is_literal(*s.value) && s.literals_are_assumptions;
           globals.push_back(std::move(g));
-          add(s.name, s.name_span, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
+          add(s, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
         }
         break;
       case SK::native: {
@@ -417,7 +426,7 @@ void Program::declare(Module& m) {
           break;
         }
         natives.push_back(n);
-        add(s.name, s.name_span, RefKind::native, static_cast<std::uint32_t>(natives.size() - 1));
+        add(s, RefKind::native, static_cast<std::uint32_t>(natives.size() - 1));
         break;
       }
       case SK::convention: {
@@ -441,7 +450,7 @@ void Program::declare(Module& m) {
           }
         }
         conventions.push_back(c);
-        add(s.name, s.name_span, RefKind::convention, static_cast<std::uint32_t>(conventions.size() - 1));
+        add(s, RefKind::convention, static_cast<std::uint32_t>(conventions.size() - 1));
         break;
       }
       case SK::preset_def: {

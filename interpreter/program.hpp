@@ -89,7 +89,10 @@ class Program {
 
   // REPL: decides whether a new top-level definition may replace an existing one (`let x = 2`
   // after `let x = 1` at the prompt). Unset (files): every redefinition is an error.
-  std::function<bool(Sym name, const Decl& old, RefKind replacement)> may_redefine;
+  // `after_resolve` replaces it once the new module is resolved, so that the module's own
+  // references — `let x = x + 1` — still read the previous definition.
+  enum class Redefine { no, now, after_resolve };
+  std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
 
   // Everything an input can change, for the REPL's transactional inputs: an input that fails in
   // any phase is undone with rollback(mark) and the session is exactly as before. Vectors of
@@ -120,6 +123,7 @@ class Program {
   void declare(Module& m);
   void declare_units(Module& m);
   std::vector<std::string> loaded_paths_;
+  std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module
 };
 
 // Canonical text of a literal expression for assumption values ("50000 h", "-3", "true").
