@@ -26,9 +26,9 @@ void flatten(const Value& v, const TypeP& t, const std::string& label, std::vect
 [[nodiscard]] Display display_of(const Program& p, const Leaf& l);
 
 // "  depends on: convention mtbf_model = node_series, set gpus = 512" (wrapped, capped), or ""
-// when the set is empty. Assumptions named `own` or `own.*` are left out (a definition's own
-// literals).
-[[nodiscard]] std::string compact_assumptions(const Program& p, DepSet d, const std::string& own = "");
+// when the set is empty. Assumptions written inside `own` are left out (a definition's own
+// literals: `let node = {gpus: 8}` does not depend on something else called node.gpus).
+[[nodiscard]] std::string compact_assumptions(Program& p, DepSet d, Span own = {});
 // Aligned lines `kind  name = value (via)  file:line`, as `mls run` prints them.
 [[nodiscard]] std::string assumption_lines_text(const Program& p, DepSet d, const std::string& indent);
 

@@ -24,8 +24,9 @@ constexpr int kMaxChainDepth = 4;
 class CallTracer : public Tracer {
  public:
   explicit CallTracer(const Program& p, const Checker& ck) : p_(p), ck_(ck) {}
-  void enter(const Stmt&, const Expr& call) override {
+  void enter(const Stmt& fn, const Expr& call) override {
     ++calls;
+    if (std::find(functions.begin(), functions.end(), &fn) == functions.end()) functions.push_back(&fn);
     if (nodes.size() < 4 * kMaxCallLines)
       nodes.push_back({stack.size(), compact_text(p_.sources.slice(call.span), 70), {}, ck_.call_type(&call), false});
     stack.push_back(nodes.size() - 1);
@@ -47,6 +48,7 @@ class CallTracer : public Tracer {
   };
   std::vector<Node> nodes;
   std::vector<std::size_t> stack;
+  std::vector<const Stmt*> functions;  // each called function once, in order of first call
   std::size_t calls = 0;
 
  private:
@@ -143,6 +145,14 @@ bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, s
                    (n.done ? shown(p, n.result, n.type ? n.type : nullptr) : std::string("?")) + "\n";
           }
           if (tracer.calls > shown_calls) out += fmt::format("  ... and {} more calls\n", tracer.calls - shown_calls);
+          std::vector<ChainLine> defs;
+          for (const Stmt* fn : tracer.functions) {
+            std::string params;
+            for (const auto& prm : fn->params) params += (params.empty() ? "" : ", ") + sym_name(prm.name);
+            defs.push_back({sym_name(fn->name) + "(" + params + ") = " + compact_text(p.sources.slice(fn->value->span), 70),
+                            p.sources.where_line(fn->name_span)});
+          }
+          out += "functions:\n" + chain_text(defs);
         }
         const std::string as = assumption_lines_text(p, deep_deps(v, p.deps), "  ");
         out += as.empty() ? "depends on no assumption\n" : "assumptions:\n" + as;

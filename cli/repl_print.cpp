@@ -21,9 +21,6 @@ std::string via_suffix(const AssumptionView& a) {
   return " (" + a.via + ")";
 }
 
-bool owned_by(const std::string& name, const std::string& own) {
-  return !own.empty() && (name == own || name.rfind(own + ".", 0) == 0);
-}
 
 // Display width of UTF-8 text (lead bytes), for carets under multi-byte characters.
 std::size_t columns(std::string_view s) {
@@ -59,12 +56,20 @@ Display display_of(const Program& p, const Leaf& l) {
   return display_for(p, l.type, l.value.k == Value::K::num ? l.value.n.d : 0);
 }
 
-std::string compact_assumptions(const Program& p, DepSet d, const std::string& own) {
+std::string compact_assumptions(Program& p, DepSet d, Span own) {
+  if (own.valid()) {
+    std::vector<AtomId> kept;
+    for (AtomId a : p.deps.atoms(d)) {
+      const Span at = p.deps.is_assumption(a) ? p.deps.assumption(a).at : Span{};
+      if (!(at.file == own.file && at.begin >= own.begin && at.begin < own.end)) kept.push_back(a);
+    }
+    d = p.deps.of(std::move(kept));
+  }
   std::vector<std::string> items;
-  for (const auto& a : assumptions_of(p, d))
-    if (!owned_by(a.name, own)) items.push_back(a.kind + " " + a.name + " = " + a.value + via_suffix(a));
+  for (const auto& a : assumptions_of(p, d)) items.push_back(a.kind + " " + a.name + " = " + a.value + via_suffix(a));
   if (items.empty()) return "";
-  const std::size_t more = items.size() > kCompactMax ? items.size() - kCompactMax : 0;
+  // "and 1 more" would take the place of the one it stands for.
+  const std::size_t more = items.size() > kCompactMax + 1 ? items.size() - kCompactMax : 0;
   if (more) {
     items.resize(kCompactMax);
     items.push_back(fmt::format("and {} more (:assumptions)", more));
@@ -110,7 +115,7 @@ std::string format_outcome(Program& p, const Outcome& o) {
     for (const auto& l : leaves)
       out += l.label + " = " +
              value_text(l.value, leaves.size() == 1 && def.display ? *def.display : display_of(p, l)) + "\n";
-    if (!def.literal) out += compact_assumptions(p, deep_deps(def.value, p.deps), def.label);
+    if (!def.literal) out += compact_assumptions(p, deep_deps(def.value, p.deps), def.span);
   }
   const auto& r = o.run;
   for (const auto& item : r.order) {
@@ -173,7 +178,13 @@ std::string format_outcome(Program& p, const Outcome& o) {
 }
 
 std::string render_at_prompt(const Sources& src, const Diagnostic& d, const PromptLine& pl) {
-  if (!pl.active || !d.span.valid() || src.get(d.span.file).text != pl.text + "\n") return render(src, d);
+  const std::string lead = "command line: ";
+  if (!d.span.valid()) {
+    // No place (a file that cannot be read): at the REPL, "command line" would mislead.
+    std::string text = render(src, d);
+    return text.rfind(lead, 0) == 0 ? text.substr(lead.size()) : text;
+  }
+  if (!pl.active || src.get(d.span.file).text != pl.text + "\n") return render(src, d);
   const std::string_view line = pl.text;
   const std::size_t b = std::min<std::size_t>(d.span.begin, line.size());
   const std::size_t e = std::clamp<std::size_t>(d.span.end, b, line.size());
@@ -198,7 +209,6 @@ std::string render_at_prompt(const Sources& src, const Diagnostic& d, const Prom
   rest.span = Span{};
   std::string tail = render(src, rest);
   // Without a place, render() starts with "command line: "; here the place is the line above.
-  const std::string lead = "command line: ";
   if (tail.rfind(lead, 0) == 0) tail.erase(0, lead.size());
   return out + tail;
 }

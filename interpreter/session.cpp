@@ -15,6 +15,49 @@ namespace {
 
 bool is_value_decl(RefKind k) { return k == RefKind::global || k == RefKind::function; }
 
+// What the input's choices did: each `preset`/`use` it contains (changed or not) and every
+// convention that moved (a preset moves several at once).
+std::vector<std::string> choice_changes(const Program& p, const Config& prev, const Config& now, std::size_t first_stmt) {
+  std::vector<std::string> out;
+  auto choice = [&](const Config& c, std::size_t i) {
+    return sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(c.conv[i].choice)].name);
+  };
+  std::vector<std::size_t> named;
+  bool preset_named = false;
+  for (std::size_t k = first_stmt; k < p.main_stmts.size(); ++k) {
+    const Stmt& s = *p.main_stmts[k];
+    if (s.kind == SK::preset_select) preset_named = true;
+    const int ci = s.kind == SK::use ? p.convention_index(s.name) : -1;
+    if (ci >= 0 && std::find(named.begin(), named.end(), static_cast<std::size_t>(ci)) == named.end())
+      named.push_back(static_cast<std::size_t>(ci));
+  }
+  if (prev.preset != now.preset) out.push_back("preset " + now.preset + " (was " + prev.preset + ")");
+  else if (preset_named) out.push_back("preset " + now.preset + " (unchanged)");
+  for (std::size_t i = 0; i < prev.conv.size() && i < now.conv.size(); ++i) {
+    const bool moved = prev.conv[i].choice != now.conv[i].choice;
+    if (!moved && std::find(named.begin(), named.end(), i) == named.end()) continue;
+    out.push_back(sym_name(p.conventions[i].name) + " = " + choice(now, i) +
+                  (moved ? " (was " + choice(prev, i) + ")" : " (unchanged)"));
+  }
+  return out;
+}
+
+// Whether an (unresolved) expression mentions `name`.
+bool mentions(const Expr& e, Sym name) {
+  if ((e.kind == EK::name || e.kind == EK::call) && e.name == name) return true;
+  for (const auto& k : e.kids)
+    if (mentions(*k, name)) return true;
+  for (const auto& it : e.items)
+    if (mentions(*it.value, name)) return true;
+  for (const auto& w : e.with_items)
+    if (mentions(*w.value, name)) return true;
+  for (const auto& a : e.args)
+    if (mentions(*a.value, name)) return true;
+  for (const auto& arm : e.arms)
+    if (mentions(*arm.body, name)) return true;
+  return false;
+}
+
 // `let t = 3 h` echoes "t = 3 h", not the human unit of 10800 s ("180 min").
 std::optional<Display> written_display(Checker& ck, const Expr& e) {
   const Expr* num = e.kind == EK::unary && e.op == Op::neg ? e.kids[0].get() : &e;
@@ -58,9 +101,14 @@ void ReplSession::install_hooks(Program& p) {
   // definitions keep the one they were resolved against, as in ML toplevels). Names from the
   // prelude and from files cannot: formulas there refer to them, and `set` is the way to change
   // a parameter everywhere it is used.
-  p.may_redefine = [this, &p](Sym, const Decl& old, RefKind replacement) {
-    return is_value_decl(old.kind) && is_value_decl(replacement) && old.span.valid() &&
-           p.sources.get(old.span.file).name == input_name_;
+  p.may_redefine = [this, &p](const Stmt& s, const Decl& old, RefKind kind) {
+    if (!is_value_decl(old.kind) || !is_value_decl(kind) || !old.span.valid() ||
+        p.sources.get(old.span.file).name != input_name_)
+      return Program::Redefine::no;
+    // `let x = x + 1` reads the previous x (a value cannot be defined in terms of itself); a
+    // function that calls itself is recursive, so it sees the new definition.
+    if (kind == RefKind::global && s.value && mentions(*s.value, s.name)) return Program::Redefine::after_resolve;
+    return Program::Redefine::now;
   };
 }
 
@@ -126,6 +174,11 @@ void ReplSession::explain_failure(std::size_t first_diag) {
   Program& p = s_->prog;
   for (std::size_t i = first_diag; i < p.diags.size(); ++i) {
     auto& d = const_cast<Diagnostic&>(p.diags.items()[i]);
+    // Help that names command-line tools has a prompt equivalent.
+    for (auto& h : d.help) {
+      const std::string cli = "`mls conventions`";
+      if (auto at = h.find(cli); at != std::string::npos) h.replace(at, cli.size(), "`:conventions`");
+    }
     if (d.kind == ErrorKind::name_unknown && d.message == "unknown name 'ans'") {
       d.help.push_back("`ans` is the last answer; nothing has been shown yet");
     } else if (d.kind == ErrorKind::name_duplicate && d.message.find("is already defined") != std::string::npos) {
@@ -191,16 +244,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   if (choice_stmt) dirty_ = true;
   std::optional<Config> prev = cfg_;
   if (!ensure_config()) return fail(std::move(out), snap);
-  if (prev) {
-    if (prev->preset != cfg_->preset) out.changes.push_back("preset " + cfg_->preset + " (was " + prev->preset + ")");
-    for (std::size_t i = 0; i < prev->conv.size() && i < cfg_->conv.size(); ++i) {
-      if (prev->conv[i].choice == cfg_->conv[i].choice) continue;
-      const auto& choices = p.conventions[i].stmt->choices;
-      out.changes.push_back(sym_name(p.conventions[i].name) + " = " +
-                            sym_name(choices[static_cast<std::size_t>(cfg_->conv[i].choice)].name) + " (was " +
-                            sym_name(choices[static_cast<std::size_t>(prev->conv[i].choice)].name) + ")");
-    }
-  }
+  if (prev) out.changes = choice_changes(p, *prev, *cfg_, before.main);
 
   std::vector<Stmt*> stmts(p.main_stmts.begin() + static_cast<std::ptrdiff_t>(before.main), p.main_stmts.end());
   try {
@@ -212,7 +256,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
         for (std::size_t g = before.globals; g < p.globals.size(); ++g)
           if (p.globals[g].stmt == s)
             out.defined.push_back({sym_name(s->name), is_literal(*s->value), ev.global(static_cast<std::uint32_t>(g)),
-                                   p.globals[g].type, written_display(ck, *s->value)});
+                                   p.globals[g].type, written_display(ck, *s->value), s->span});
       } else if (s->kind == SK::set) {
         const Decl* d = p.lookup(s->path.front());
         if (!d || d->kind != RefKind::global) continue;
@@ -227,7 +271,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
           t = *ft;
           label += "." + sym_name(s->path[i]);
         }
-        out.defined.push_back({label, is_literal(*s->value), v, t, written_display(ck, *s->value)});
+        out.defined.push_back({label, is_literal(*s->value), v, t, written_display(ck, *s->value), s->span});
       }
     }
     out.run = run_statements(p, ck, *cfg_, opt_, stmts);

@@ -19,6 +19,7 @@ struct Definition {
   Value value;
   TypeP type;
   std::optional<Display> display;  // a literal echoes in the unit it was written in
+  Span span;                       // the statement: assumptions written inside it are its own
 };
 
 // What one input did. The REPL prints it; nothing in here refers to a rolled-back input.
