@@ -126,8 +126,10 @@ LineEditor::LineEditor(Completer completer, std::string history_path, int histor
   el_set(m.el, EL_SIGNAL, 1);
   el_set(m.el, EL_HIST, history, m.hist);
   el_set(m.el, EL_SETTY, "-d", "-isig", nullptr);
-  el_set(m.el, EL_ADDFN, "mls-complete", "complete a name, field, unit or choice", &Impl::complete_fn);
-  el_set(m.el, EL_ADDFN, "mls-interrupt", "drop the current input", &Impl::interrupt_fn);
+  // The wide API keeps these static strings; the narrow el_set copies them and never frees
+  // the copies (a leak LeakSanitizer reports at exit).
+  el_wset(m.el, EL_ADDFN, L"mls-complete", L"complete a name, field, unit or choice", &Impl::complete_fn);
+  el_wset(m.el, EL_ADDFN, L"mls-interrupt", L"drop the current input", &Impl::interrupt_fn);
   el_set(m.el, EL_BIND, "^I", "mls-complete", nullptr);
   el_set(m.el, EL_BIND, "^C", "mls-interrupt", nullptr);
   el_set(m.el, EL_BIND, "^R", "em-inc-search-prev", nullptr);

@@ -87,6 +87,11 @@ class Terminal:
             return bool(lines) and lines[-1] == expected
         return self.wait_for(ok, description + " (line %r)" % expected)
 
+    def ready(self):
+        """Waits for an empty prompt: typing earlier would race with the output (the tty echoes
+        type-ahead while mls is not reading)."""
+        return self.wait_prompt_line("mls>", "an empty prompt")
+
     def stop(self):
         self.tmux("kill-server", check=False)
         # The server may leave its socket file behind.
@@ -109,6 +114,7 @@ def completion(t):
     t.wait_prompt_line("mls> checkpoint_interval", "a name completed by Tab")
     t.key("Enter")
     t.wait_for("= 180 min", "the completed name evaluated")
+    t.ready()
     t.send("node.ps")
     t.key("Tab")
     t.wait_prompt_line("mls> node.psus", "a record field completed after '.'")
@@ -122,6 +128,7 @@ def completion(t):
     t.wait_prompt_line("mls> :use mtbf_model=gpu_only", "a convention choice completed after :use")
     t.key("Enter")
     t.wait_for("mtbf_model = gpu_only (was node_series)", "the choice applied")
+    t.ready()
     t.send("node.")
     t.key("Tab")
     t.wait_for(lambda s: "gpus  nics  psus" in s, "the candidate list for an ambiguous completion")
@@ -140,13 +147,18 @@ def multiline(t):
 
 def error_keeps_bindings(t):
     t.line("let keep = 42 GB")
-    t.wait_for("keep = 42 GB", "a binding")
+    t.wait_for("\nkeep = 42 GB", "a binding")
+    t.ready()
     t.line("keep + 1 s")
-    screen = t.wait_for("error[dim.mismatch]", "the dimension error")
-    lines = screen.split("\n")
-    at = max(i for i, l in enumerate(lines) if l.startswith("mls> keep + 1 s"))
-    if not lines[at + 1].startswith("     ^~~~~~~~~~"):
-        raise Failure("the caret is not under the prompt line:\n" + "\n".join(lines[at:at + 4]))
+
+    def caret_under_prompt(screen):
+        # The caret line comes right after the typed line, under its first character.
+        lines = screen.split("\n")
+        return "error[dim.mismatch]" in screen and any(
+            l.startswith("mls> keep + 1 s") and i + 1 < len(lines) and lines[i + 1].startswith("     ^~~~~~~~~~")
+            for i, l in enumerate(lines))
+    t.wait_for(caret_under_prompt, "the dimension error with its caret under the prompt line")
+    t.ready()
     t.line("keep")
     t.wait_for(lambda s: s.rstrip().endswith("= 42 GB\n  depends on: set keep = 42 GB\nmls>") or
                "mls> keep\n= 42 GB" in s, "the binding intact after the error")
@@ -168,7 +180,8 @@ def history_survives(mls, workdir, history):
         first.start(repl_command(mls, workdir, history))
         first.wait_prompt_line("mls>", "the first session's prompt")
         first.line("let hist_marker = 7")
-        first.wait_for("hist_marker = 7", "the marker defined")
+        first.wait_for("\nhist_marker = 7", "the marker defined")
+        first.ready()
         first.line(":quit")
         first.wait_for("[exited 0]", "the first session to end")
     finally:
@@ -214,6 +227,7 @@ def main():
             t.start(repl_command(mls, workdir, history))
             for check in (completion, multiline, error_keeps_bindings, interrupt):
                 try:
+                    t.ready()
                     check(t)
                     print("ok   %s" % check.__name__)
                 except Failure as e:
