@@ -149,8 +149,9 @@ bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, s
           for (const Stmt* fn : tracer.functions) {
             std::string params;
             for (const auto& prm : fn->params) params += (params.empty() ? "" : ", ") + sym_name(prm.name);
-            defs.push_back({sym_name(fn->name) + "(" + params + ") = " + compact_text(p.sources.slice(fn->value->span), 70),
-                            p.sources.where_line(fn->name_span)});
+            defs.push_back(
+                {sym_name(fn->name) + "(" + params + ") = " + compact_text(p.sources.slice(fn->value->span), 70),
+                 p.sources.where_line(fn->name_span)});
           }
           out += "functions:\n" + chain_text(defs);
         }

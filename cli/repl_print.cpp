@@ -21,7 +21,6 @@ std::string via_suffix(const AssumptionView& a) {
   return " (" + a.via + ")";
 }
 
-
 // Display width of UTF-8 text (lead bytes), for carets under multi-byte characters.
 std::size_t columns(std::string_view s) {
   std::size_t n = 0;

@@ -17,7 +17,8 @@ bool is_value_decl(RefKind k) { return k == RefKind::global || k == RefKind::fun
 
 // What the input's choices did: each `preset`/`use` it contains (changed or not) and every
 // convention that moved (a preset moves several at once).
-std::vector<std::string> choice_changes(const Program& p, const Config& prev, const Config& now, std::size_t first_stmt) {
+std::vector<std::string> choice_changes(const Program& p, const Config& prev, const Config& now,
+                                        std::size_t first_stmt) {
   std::vector<std::string> out;
   auto choice = [&](const Config& c, std::size_t i) {
     return sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(c.conv[i].choice)].name);
@@ -31,8 +32,10 @@ std::vector<std::string> choice_changes(const Program& p, const Config& prev, co
     if (ci >= 0 && std::find(named.begin(), named.end(), static_cast<std::size_t>(ci)) == named.end())
       named.push_back(static_cast<std::size_t>(ci));
   }
-  if (prev.preset != now.preset) out.push_back("preset " + now.preset + " (was " + prev.preset + ")");
-  else if (preset_named) out.push_back("preset " + now.preset + " (unchanged)");
+  if (prev.preset != now.preset)
+    out.push_back("preset " + now.preset + " (was " + prev.preset + ")");
+  else if (preset_named)
+    out.push_back("preset " + now.preset + " (unchanged)");
   for (std::size_t i = 0; i < prev.conv.size() && i < now.conv.size(); ++i) {
     const bool moved = prev.conv[i].choice != now.conv[i].choice;
     if (!moved && std::find(named.begin(), named.end(), i) == named.end()) continue;
@@ -250,17 +253,20 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   try {
     // Values of the input's definitions, evaluated now: a runtime error (1/0) fails the input
     // here rather than at some later use.
-    Evaluator ev(p, *cfg_, true);
+    // (An Evaluator adds an assumption atom for itself: make one only when needed.)
+    std::optional<Evaluator> evaluator;
+    auto eval = [&]() -> Evaluator& { return evaluator ? *evaluator : evaluator.emplace(p, *cfg_, true); };
     for (Stmt* s : stmts) {
       if (s->kind == SK::let && !s->has_params) {
         for (std::size_t g = before.globals; g < p.globals.size(); ++g)
           if (p.globals[g].stmt == s)
-            out.defined.push_back({sym_name(s->name), is_literal(*s->value), ev.global(static_cast<std::uint32_t>(g)),
-                                   p.globals[g].type, written_display(ck, *s->value), s->span});
+            out.defined.push_back({sym_name(s->name), is_literal(*s->value),
+                                   eval().global(static_cast<std::uint32_t>(g)), p.globals[g].type,
+                                   written_display(ck, *s->value), s->span});
       } else if (s->kind == SK::set) {
         const Decl* d = p.lookup(s->path.front());
         if (!d || d->kind != RefKind::global) continue;
-        Value v = ev.global(d->index);
+        Value v = eval().global(d->index);
         TypeP t = ck.global_type(d->index);
         std::string label = sym_name(s->path.front());
         for (std::size_t i = 1; i < s->path.size() && v.k == Value::K::record && t; ++i) {

@@ -1,11 +1,12 @@
 // session_test.cpp — the REPL session: inputs are transactions (a failed one leaves every table
 // as it was), redefinition rules, `ans`, choices, probes, and Tab completion candidates.
+#include "interpreter/session.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "interpreter/completion.hpp"
-#include "interpreter/session.hpp"
 #include "interpreter/symbols.hpp"
 
 using namespace mls;
@@ -56,15 +57,15 @@ TEST_CASE("a failed input leaves every table as it was") {
   REQUIRE(in(s, "let a = 1 GB").status == Outcome::Status::ok);
   const State before = state(s);
   const char* failing[] = {
-      "let b = 2\nlet c = b + 1 s",                              // check error after declarations
-      "let d = 1 / 0",                                           // runtime error in a definition
-      "unit furlong = 201 s\nlet e = 1 furlong + 1 GB",          // a unit declared, then an error
+      "let b = 2\nlet c = b + 1 s",                      // check error after declarations
+      "let d = 1 / 0",                                   // runtime error in a definition
+      "unit furlong = 201 s\nlet e = 1 furlong + 1 GB",  // a unit declared, then an error
       "convention cc \"x\" {\n a: \"a\"\n b: \"b\"\n default a\n}\nlet g = match cc { a => 1 }",
-      "use nosuch = thing",                                      // configuration error
-      "let a = a + 1 s",                                         // failed redefinition
-      "let max = 3",                                             // a prelude name
-      "sweep t over x in [1, 0] { show y = 1 / x }",             // runtime error in a sweep
-      "let h = (1 +",                                            // unfinished at the end
+      "use nosuch = thing",                           // configuration error
+      "let a = a + 1 s",                              // failed redefinition
+      "let max = 3",                                  // a prelude name
+      "sweep t over x in [1, 0] { show y = 1 / x }",  // runtime error in a sweep
+      "let h = (1 +",                                 // unfinished at the end
   };
   for (const char* text : failing) {
     CAPTURE(text);
@@ -99,7 +100,7 @@ TEST_CASE("names typed at the prompt can be redefined, prelude and file names ca
   REQUIRE(in(s, "let x = 1 GB\nlet y = x * 2").status == Outcome::Status::ok);
   REQUIRE(in(s, "let x = 5 GB").status == Outcome::Status::ok);
   CHECK(answer(s, "x") == "5 GB");
-  CHECK(answer(s, "y") == "2 GB");  // y keeps the x it was defined with
+  CHECK(answer(s, "y") == "2 GB");                                // y keeps the x it was defined with
   REQUIRE(in(s, "let x = x * 2").status == Outcome::Status::ok);  // reads the previous x
   CHECK(answer(s, "x") == "10 GB");
   REQUIRE(in(s, "let fact(n) = if n == 0 then 1 else n * fact(n - 1)").status == Outcome::Status::ok);
@@ -114,7 +115,9 @@ TEST_CASE("ans is the last answer and follows later choices") {
   ReplSession s;
   fresh(s);
   CHECK(in(s, "ans").status == Outcome::Status::failed);
-  REQUIRE(in(s, "convention m \"x\" {\n  one: \"1\"\n  two: \"2\"\n  default one\n}\nlet v = match m { one => 1 s, two => 2 s }")
+  REQUIRE(in(s,
+             "convention m \"x\" {\n  one: \"1\"\n  two: \"2\"\n  default one\n}\nlet v = match m { one => 1 s, two => "
+             "2 s }")
               .status == Outcome::Status::ok);
   CHECK(answer(s, "v * 3") == "3 s");
   CHECK(answer(s, "ans * 2") == "6 s");  // ans refers to the previous answer
@@ -136,22 +139,33 @@ TEST_CASE("probes and completion leave no trace") {
   CHECK(s.probe(
       "node.hbm.bw * 2", 1, [&](const Probe& pr) { called = pr.type && pr.type->k == Type::K::num; }, err));
   CHECK(called);
-  CHECK_FALSE(s.probe("node.nope", 1, [](const Probe&) {}, err));
+  CHECK_FALSE(s.probe(
+      "node.nope", 1, [](const Probe&) {}, err));
   CHECK(err.find("no field 'nope'") != std::string::npos);
   CHECK(state(s) == before);
 
   auto cands = [&](const std::string& line) { return complete(s, line, kMeta).candidates; };
-  auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
   CHECK(cands("nod") == std::vector<std::string>{"node"});
   CHECK(cands("clo") == std::vector<std::string>{"close("});
   CHECK(cands("node.") == std::vector<std::string>{"gpus", "hbm", "nics"});
   CHECK(cands("2 * node.hbm.b") == std::vector<std::string>{"bw"});
+  REQUIRE(in(s, "let train(g, tp = 1) = { step: g * 1 s, stages: tp }").status == Outcome::Status::ok);
+  CHECK(cands("train(8, tp = 2).st") == std::vector<std::string>{"stages", "step"});
+  CHECK(cands("train(8, tp = 2).").size() == 2);
+  CHECK(cands("nosuch.x").empty());
+  CHECK(cands("3.").empty());  // a decimal point, not a field
+  const State after = state(s);
+  (void)cands("train(1).");
+  (void)cands("node.hbm.");
+  CHECK(state(s) == after);
   CHECK(has(cands("3 Gi"), "GiB"));
   CHECK(has(cands("3 GB/m"), "min"));
   CHECK(cands("x3 Gi").empty());  // not after a number: no name starts with Gi
   CHECK(has(cands(":u"), ":use"));
   CHECK(complete(s, "let y = ga", kMeta).start == 8);
-  CHECK(state(s) == before);
 
   REQUIRE(in(s, "convention par \"x\" {\n  tp: \"t\"\n  dp: \"d\"\n  default tp\n}").status == Outcome::Status::ok);
   CHECK(cands(":use pa") == std::vector<std::string>{"par="});
