@@ -19,13 +19,13 @@ import time
 TIMEOUT = 10.0
 
 SCENARIO = """\
-convention mtbf_model "how failures combine" {
+convention repl_failures "how failures combine" {
   node_series: "every component"
   gpu_only: "GPUs only"
   default node_series
 }
-let checkpoint_interval = 3 h
-let node = { gpus: 8, nics: 8, psus: 2 }
+let repl_checkpoint_gap = 3 h
+let repl_node = { gpus: 8, nics: 8, psus: 2 }
 """
 
 
@@ -109,69 +109,69 @@ def repl_command(mls, workdir, history):
 
 def completion(t):
     t.wait_prompt_line("mls>", "the first prompt")
-    t.send("checkp")
+    t.send("repl_ch")
     t.key("Tab")
-    t.wait_prompt_line("mls> checkpoint_interval", "a name completed by Tab")
+    t.wait_prompt_line("mls> repl_checkpoint_gap", "a name completed by Tab")
     t.key("Enter")
     t.wait_for("= 180 min", "the completed name evaluated")
     t.ready()
-    t.send("node.ps")
+    t.send("repl_node.ps")
     t.key("Tab")
-    t.wait_prompt_line("mls> node.psus", "a record field completed after '.'")
+    t.wait_prompt_line("mls> repl_node.psus", "a record field completed after '.'")
     t.key("C-u")
     t.send("3 Gi")
     t.key("Tab")
     t.wait_prompt_line("mls> 3 GiB", "a unit completed after a number")
     t.key("C-u")
-    t.send(":use mtbf_model=gp")
+    t.send(":use repl_failures=gp")
     t.key("Tab")
-    t.wait_prompt_line("mls> :use mtbf_model=gpu_only", "a convention choice completed after :use")
+    t.wait_prompt_line("mls> :use repl_failures=gpu_only", "a convention choice completed after :use")
     t.key("Enter")
-    t.wait_for("mtbf_model = gpu_only (was node_series)", "the choice applied")
+    t.wait_for("repl_failures = gpu_only (was node_series)", "the choice applied")
     t.ready()
-    t.send("node.")
+    t.send("repl_node.")
     t.key("Tab")
     t.wait_for(lambda s: "gpus  nics  psus" in s, "the candidate list for an ambiguous completion")
     t.key("C-u")
 
 
 def multiline(t):
-    t.line("let r = {")
+    t.line("let repl_r = {")
     t.wait_prompt_line("...>", "the continuation prompt")
     t.line("  a: 1")
     t.wait_prompt_line("...>", "the continuation prompt again")
     t.line("  b: 2 GB }")
-    t.wait_for("r.b = 2 GB", "the multi-line record defined")
+    t.wait_for("repl_r.b = 2 GB", "the multi-line record defined")
     t.wait_prompt_line("mls>", "the main prompt after the record")
 
 
 def error_keeps_bindings(t):
-    t.line("let keep = 42 GB")
-    t.wait_for("\nkeep = 42 GB", "a binding")
+    t.line("let repl_keep = 42 GB")
+    t.wait_for("\nrepl_keep = 42 GB", "a binding")
     t.ready()
-    t.line("keep + 1 s")
+    t.line("repl_keep + 1 s")
 
     def caret_under_prompt(screen):
         # The caret line comes right after the typed line, under its first character.
         lines = screen.split("\n")
         return "error[dim.mismatch]" in screen and any(
-            l.startswith("mls> keep + 1 s") and i + 1 < len(lines) and lines[i + 1].startswith("     ^~~~~~~~~~")
+            l.startswith("mls> repl_keep + 1 s") and i + 1 < len(lines) and lines[i + 1].startswith("     ^~~~~~~~~~")
             for i, l in enumerate(lines))
     t.wait_for(caret_under_prompt, "the dimension error with its caret under the prompt line")
     t.ready()
-    t.line("keep")
-    t.wait_for(lambda s: s.rstrip().endswith("= 42 GB\n  depends on: set keep = 42 GB\nmls>") or
-               "mls> keep\n= 42 GB" in s, "the binding intact after the error")
+    t.line("repl_keep")
+    t.wait_for(lambda s: s.rstrip().endswith("= 42 GB\n  depends on: set repl_keep = 42 GB\nmls>") or
+               "mls> repl_keep\n= 42 GB" in s, "the binding intact after the error")
 
 
 def interrupt(t):
-    t.line("let pending = (")
+    t.line("let repl_pending = (")
     t.wait_prompt_line("...>", "an unfinished input")
     t.send("1 +")
     t.key("C-c")
     t.wait_prompt_line("mls>", "Ctrl-C back at the main prompt")
-    t.line("pending")
-    t.wait_for("unknown name 'pending'", "the dropped input left nothing behind")
+    t.line("repl_pending")
+    t.wait_for("unknown name 'repl_pending'", "the dropped input left nothing behind")
 
 
 def history_survives(mls, workdir, history):
@@ -179,29 +179,29 @@ def history_survives(mls, workdir, history):
     try:
         first.start(repl_command(mls, workdir, history))
         first.wait_prompt_line("mls>", "the first session's prompt")
-        first.line("let hist_marker = 7")
-        first.wait_for("\nhist_marker = 7", "the marker defined")
+        first.line("let repl_hist_marker = 7")
+        first.wait_for("\nrepl_hist_marker = 7", "the marker defined")
         first.ready()
         first.line(":quit")
         first.wait_for("[exited 0]", "the first session to end")
     finally:
         first.stop()
     with open(history, encoding="utf-8", errors="replace") as f:
-        if "hist_marker" not in f.read():
+        if "repl_hist_marker" not in f.read():
             raise Failure("the history file does not hold the line typed")
     second = Terminal()
     try:
         second.start(repl_command(mls, workdir, history))
         second.wait_prompt_line("mls>", "the second session's prompt")
         second.key("C-r")
-        second.send("hist_m")
-        # libedit shows the search under the line it found: "bck:hist_m".
-        second.wait_for(lambda s: "mls> let hist_marker = 7" in s and "bck:hist_m" in s, "Ctrl-R finds the line")
+        second.send("repl_hist_m")
+        # libedit shows the search under the line it found: "bck:repl_hist_m".
+        second.wait_for(lambda s: "mls> let repl_hist_marker = 7" in s and "bck:repl_hist_m" in s, "Ctrl-R finds the line")
         second.key("Enter")
-        second.wait_for("\nhist_marker = 7", "the line found by Ctrl-R runs")
+        second.wait_for("\nrepl_hist_marker = 7", "the line found by Ctrl-R runs")
         second.wait_prompt_line("mls>", "the prompt after it")
         second.key("Up")
-        second.wait_prompt_line("mls> let hist_marker = 7", "Up recalls the line just run")
+        second.wait_prompt_line("mls> let repl_hist_marker = 7", "Up recalls the line just run")
         second.key("Up")
         second.wait_prompt_line("mls> :quit", "Up again recalls the last line of the previous session")
         second.key("C-u")

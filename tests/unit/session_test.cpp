@@ -103,9 +103,9 @@ TEST_CASE("names typed at the prompt can be redefined, prelude and file names ca
   CHECK(answer(s, "y") == "2 GB");                                // y keeps the x it was defined with
   REQUIRE(in(s, "let x = x * 2").status == Outcome::Status::ok);  // reads the previous x
   CHECK(answer(s, "x") == "10 GB");
-  REQUIRE(in(s, "let fact(n) = if n == 0 then 1 else n * fact(n - 1)").status == Outcome::Status::ok);
-  REQUIRE(in(s, "let fact(n) = if n == 0 then 2 else n * fact(n - 1)").status == Outcome::Status::ok);
-  CHECK(answer(s, "fact(3)") == "12");  // the recursion calls the new definition
+  REQUIRE(in(s, "let u_fact(n) = if n == 0 then 1 else n * u_fact(n - 1)").status == Outcome::Status::ok);
+  REQUIRE(in(s, "let u_fact(n) = if n == 0 then 2 else n * u_fact(n - 1)").status == Outcome::Status::ok);
+  CHECK(answer(s, "u_fact(3)") == "12");  // the recursion calls the new definition
   const Outcome o = in(s, "let sqrt = 3");
   CHECK(o.status == Outcome::Status::failed);
   CHECK(o.diagnostics.find("cannot") != std::string::npos);
@@ -132,15 +132,16 @@ TEST_CASE("ans is the last answer and follows later choices") {
 TEST_CASE("probes and completion leave no trace") {
   ReplSession s;
   fresh(s);
-  REQUIRE(in(s, "let node = { gpus: 8, nics: 4, hbm: { bw: 3 TB/s } }\nlet gap = 3 s").status == Outcome::Status::ok);
+  REQUIRE(in(s, "let u_node = { gpus: 8, nics: 4, hbm: { bw: 3 TB/s } }\nlet u_gap = 3 s").status ==
+          Outcome::Status::ok);
   const State before = state(s);
   std::string err;
   bool called = false;
   CHECK(s.probe(
-      "node.hbm.bw * 2", 1, [&](const Probe& pr) { called = pr.type && pr.type->k == Type::K::num; }, err));
+      "u_node.hbm.bw * 2", 1, [&](const Probe& pr) { called = pr.type && pr.type->k == Type::K::num; }, err));
   CHECK(called);
   CHECK_FALSE(s.probe(
-      "node.nope", 1, [](const Probe&) {}, err));
+      "u_node.nope", 1, [](const Probe&) {}, err));
   CHECK(err.find("no field 'nope'") != std::string::npos);
   CHECK(state(s) == before);
 
@@ -148,30 +149,30 @@ TEST_CASE("probes and completion leave no trace") {
   auto has = [](const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
-  CHECK(cands("nod") == std::vector<std::string>{"node"});
-  CHECK(cands("clo") == std::vector<std::string>{"close("});
-  CHECK(cands("node.") == std::vector<std::string>{"gpus", "hbm", "nics"});
-  CHECK(cands("2 * node.hbm.b") == std::vector<std::string>{"bw"});
-  REQUIRE(in(s, "let train(g, tp = 1) = { step: g * 1 s, stages: tp }").status == Outcome::Status::ok);
-  CHECK(cands("train(8, tp = 2).st") == std::vector<std::string>{"stages", "step"});
-  CHECK(cands("train(8, tp = 2).").size() == 2);
+  CHECK(cands("u_no") == std::vector<std::string>{"u_node"});
+  CHECK(has(cands("clo"), "close("));
+  CHECK(cands("u_node.") == std::vector<std::string>{"gpus", "hbm", "nics"});
+  CHECK(cands("2 * u_node.hbm.b") == std::vector<std::string>{"bw"});
+  REQUIRE(in(s, "let u_train(g, tp = 1) = { step: g * 1 s, stages: tp }").status == Outcome::Status::ok);
+  CHECK(cands("u_train(8, tp = 2).st") == std::vector<std::string>{"stages", "step"});
+  CHECK(cands("u_train(8, tp = 2).").size() == 2);
   CHECK(cands("nosuch.x").empty());
   CHECK(cands("3.").empty());  // a decimal point, not a field
   const State after = state(s);
-  (void)cands("train(1).");
-  (void)cands("node.hbm.");
+  (void)cands("u_train(1).");
+  (void)cands("u_node.hbm.");
   CHECK(state(s) == after);
   CHECK(has(cands("3 Gi"), "GiB"));
   CHECK(has(cands("3 GB/m"), "min"));
   CHECK(cands("x3 Gi").empty());  // not after a number: no name starts with Gi
   CHECK(has(cands(":u"), ":use"));
-  CHECK(complete(s, "let y = ga", kMeta).start == 8);
+  CHECK(complete(s, "let y = u_ga", kMeta).start == 8);
 
-  REQUIRE(in(s, "convention par \"x\" {\n  tp: \"t\"\n  dp: \"d\"\n  default tp\n}").status == Outcome::Status::ok);
-  CHECK(cands(":use pa") == std::vector<std::string>{"par="});
-  CHECK(cands(":use par=") == std::vector<std::string>{"dp", "tp"});
-  CHECK(cands("use par = d") == std::vector<std::string>{"dp"});
-  CHECK(cands(":preset m") == std::vector<std::string>{"mls"});
+  REQUIRE(in(s, "convention u_par \"x\" {\n  tp: \"t\"\n  dp: \"d\"\n  default tp\n}").status == Outcome::Status::ok);
+  CHECK(cands(":use u_pa") == std::vector<std::string>{"u_par="});
+  CHECK(cands(":use u_par=") == std::vector<std::string>{"dp", "tp"});
+  CHECK(cands("use u_par = d") == std::vector<std::string>{"dp"});
+  CHECK(has(cands(":preset m"), "mls"));
   CHECK(has(cands(":units Ti"), "Time"));
   CHECK(common_prefix({"gpus", "gpu_mem"}) == "gpu");
 }
