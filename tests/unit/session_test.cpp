@@ -116,15 +116,16 @@ TEST_CASE("ans is the last answer and follows later choices") {
   fresh(s);
   CHECK(in(s, "ans").status == Outcome::Status::failed);
   REQUIRE(in(s,
-             "convention m \"x\" {\n  one: \"1\"\n  two: \"2\"\n  default one\n}\nlet v = match m { one => 1 s, two => "
+             "convention u_m \"x\" {\n  one: \"1\"\n  two: \"2\"\n  default one\n}\nlet u_v = match u_m { one => 1 s, "
+             "two => "
              "2 s }")
               .status == Outcome::Status::ok);
-  CHECK(answer(s, "v * 3") == "3 s");
+  CHECK(answer(s, "u_v * 3") == "3 s");
   CHECK(answer(s, "ans * 2") == "6 s");  // ans refers to the previous answer
-  const Outcome u = in(s, "use m = two");
+  const Outcome u = in(s, "use u_m = two");
   REQUIRE(u.status == Outcome::Status::ok);
   REQUIRE(u.changes.size() == 1);
-  CHECK(u.changes[0] == "m = two (was one)");
+  CHECK(u.changes[0] == "u_m = two (was one)");
   CHECK(answer(s, "ans") == "12 s");
   CHECK(answer(s, "241200 s") == "67 h");  // a human unit when no `-> unit` is given
 }
