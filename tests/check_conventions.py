@@ -74,6 +74,7 @@ CASES = {
     "hfu": ("compute_probe.mls", "hfu_over_mfu", {"ratio_1_1": 1.1, "executed": 1.0, "palm": 4 / 3}),
     "precision_fallback": ("error_probe_fp8.mls", "a100_fp8_tflops", {"dense_peak": 312, "error": ERROR}),
     "parallel_divisibility": ("error_probe_tp3.mls", "dp", {"floor": 2, "strict": ERROR}),
+    "unknown_precision": ("error_probe_fp12.mls", "fp12_bytes", {"two_bytes": 2, "error": ERROR}),
 }
 
 
