@@ -101,12 +101,19 @@ bool Program::load_prelude() {
     const bool ub = std::string_view(b->name) == "stdlib/units.mls";
     return ua > ub;
   });
+  // Declare every prelude file before resolving any, so stdlib files may use each other's
+  // names (natives, conventions, registries) whatever their alphabetical order.
+  std::vector<Module*> prelude;
   for (const EmbeddedFile* f : files) {
     const FileId id = sources.add(f->name, std::string(f->text, f->size), true);
     loaded_paths_.push_back(f->name);
-    Module m = parse_module(sources, id, diags);
-    add_module(std::move(m), false);
+    modules.push_back(parse_module(sources, id, diags));
+    Module& mod = modules.back();  // a deque: the reference survives later push_backs
+    declare_units(mod);
+    declare(mod);
+    prelude.push_back(&mod);
   }
+  for (Module* mod : prelude) resolve_module(*this, *mod);
   loading_stdlib = false;
   check_natives_declared(*this);
   return !diags.has_errors();
