@@ -136,12 +136,17 @@ void regime_notes(const Program& p, Table& t) {
       }
     }
   }
-  // Boolean and string columns that flip (feasibility, binding stage).
+  // Boolean and string columns that flip (feasibility, binding stage). A cell that depends on no
+  // assumption and no branch is a pure function of the swept values (the optimizer being swept,
+  // a grid's name): a row label, not a regime, so its changes are not notes.
+  const auto labels_only = [&](const Value& a, const Value& b) {
+    return p.deps.atoms(a.deps).empty() && p.deps.atoms(b.deps).empty();
+  };
   for (std::size_t c = 0; c < ncols; ++c)
     for (std::size_t r = 1; r < nrows; ++r) {
       const Value& a = t.rows[r - 1].cells[c];
       const Value& b = t.rows[r].cells[c];
-      if ((a.k == Value::K::boolean || a.k == Value::K::str) && !same_cell(a, b))
+      if ((a.k == Value::K::boolean || a.k == Value::K::str) && !same_cell(a, b) && !labels_only(a, b))
         by_row[r].emplace_back(t.cols[c].name, t.cols[c].name + " changes from " + format_value(a, {}) + " to " + format_value(b, {}));
     }
   for (auto& [r, list] : by_row)
