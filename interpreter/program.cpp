@@ -101,19 +101,17 @@ bool Program::load_prelude() {
     const bool ub = std::string_view(b->name) == "stdlib/units.mls";
     return ua > ub;
   });
-  // Declare every prelude file before resolving any, so stdlib files may use each other's
-  // names (natives, conventions, registries) whatever their alphabetical order.
-  std::vector<Module*> prelude;
+  // Declare every prelude file before resolving any, so that stdlib files may use each
+  // other's names in any order (declarations are order-independent across files).
+  const std::size_t first = modules.size();
   for (const EmbeddedFile* f : files) {
     const FileId id = sources.add(f->name, std::string(f->text, f->size), true);
     loaded_paths_.push_back(f->name);
     modules.push_back(parse_module(sources, id, diags));
-    Module& mod = modules.back();  // a deque: the reference survives later push_backs
-    declare_units(mod);
-    declare(mod);
-    prelude.push_back(&mod);
+    declare_units(modules.back());
+    declare(modules.back());
   }
-  for (Module* mod : prelude) resolve_module(*this, *mod);
+  for (std::size_t i = first; i < modules.size(); ++i) resolve_module(*this, modules[i]);
   loading_stdlib = false;
   check_natives_declared(*this);
   return !diags.has_errors();
