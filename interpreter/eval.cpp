@@ -334,7 +334,20 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   if (tracer) tracer->enter(decl, e);
   for (std::size_t i = 0; i < decl.params.size(); ++i)
     if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
-  Value r = eval(*decl.value, frame.data(), depth + 1);
+  Value r;
+  try {
+    r = eval(*decl.value, frame.data(), depth + 1);
+  } catch (DiagnosticError& err) {
+    // An error raised inside the prelude points at stdlib code; name the user's call that led
+    // there (once: the innermost call from a user file), so they see which line to change.
+    Diagnostic& d = err.diag;
+    const bool user_call = e.span.valid() && !p_.sources.get(e.span.file).is_stdlib;
+    const bool in_stdlib = d.span.valid() && p_.sources.get(d.span.file).is_stdlib;
+    const bool noted = std::any_of(d.notes.begin(), d.notes.end(), [](const Label& l) { return l.text.rfind("in this call", 0) == 0; });
+    if (user_call && in_stdlib && !noted)
+      d.notes.push_back({e.span, "in this call of '" + sym_name(decl.name) + "'"});
+    throw;
+  }
   if (tracer) tracer->leave(r);
   return r;
 }
