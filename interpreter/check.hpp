@@ -24,6 +24,8 @@ class Checker {
 
   // Types of shown items and sweep columns, for formatting.
   [[nodiscard]] TypeP show_type(const ShowItem* s) const;
+  // Types of the operands of top-level assert comparisons (for failure messages).
+  [[nodiscard]] TypeP expr_type(const Expr* e) const;
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
 
  private:
@@ -56,6 +58,7 @@ class Checker {
   Program& p_;
   std::vector<std::vector<Inst>> insts_;  // per function
   std::unordered_map<const ShowItem*, TypeP> show_types_;
+  std::unordered_map<const Expr*, TypeP> expr_types_;
   std::size_t inst_depth_ = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations
 };
