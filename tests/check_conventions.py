@@ -94,6 +94,7 @@ CASES = {
     "hfu": ("compute_probe.mls", "hfu_over_mfu", {"ratio_1_1": 1.1, "executed": 1.0, "palm": 4 / 3}),
     "precision_fallback": ("error_probe_fp8.mls", "a100_fp8_tflops", {"dense_peak": 312, "error": ERROR}),
     "parallel_divisibility": ("error_probe_tp3.mls", "dp", {"floor": 2, "strict": ERROR}),
+    "unknown_precision": ("error_probe_fp12.mls", "fp12_bytes", {"two_bytes": 2, "error": ERROR}),
     "mtbf_model": ("ops_probe.mls", "mtbf_h", {"node_series": 30000 / 7 / 64, "gpu_only": 50000 / 512}),
     "checkpoint_interval": ("ops_probe.mls", "interval_h", {"young": (2 * T_WRITE * M512) ** 0.5 / H, "daly": daly(T_WRITE, M512) / H}),
     "checkpoint_cost": ("ops_probe.mls", "checkpoint_cost_s", {"fixed": C0, "derived": T_WRITE}),
