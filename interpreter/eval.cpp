@@ -343,9 +343,9 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     Diagnostic& d = err.diag;
     const bool user_call = e.span.valid() && !p_.sources.get(e.span.file).is_stdlib;
     const bool in_stdlib = d.span.valid() && p_.sources.get(d.span.file).is_stdlib;
-    const bool noted = std::any_of(d.notes.begin(), d.notes.end(), [](const Label& l) { return l.text.rfind("in this call", 0) == 0; });
-    if (user_call && in_stdlib && !noted)
-      d.notes.push_back({e.span, "in this call of '" + sym_name(decl.name) + "'"});
+    const bool noted = std::any_of(d.notes.begin(), d.notes.end(),
+                                   [](const Label& l) { return l.text.rfind("in this call", 0) == 0; });
+    if (user_call && in_stdlib && !noted) d.notes.push_back({e.span, "in this call of '" + sym_name(decl.name) + "'"});
     throw;
   }
   if (tracer) tracer->leave(r);
