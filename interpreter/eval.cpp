@@ -137,8 +137,17 @@ Value Evaluator::eval_in(const Expr& e, int nslots) {
 Value Evaluator::global(std::uint32_t g) {
   GlobalCache& c = *globals_[g];
   std::lock_guard<std::mutex> lock(c.mu);
-  if (c.ready) return c.value;
   const GlobalDef& gd = p_.globals[g];
+  // Literal globals are assumptions, not steps of a formula: the tracer does not see them.
+  const bool traced = tracer && !gd.literal;
+  if (c.ready) {
+    if (traced) {
+      tracer->enter_global(g, true);
+      tracer->leave(c.value);
+    }
+    return c.value;
+  }
+  if (traced) tracer->enter_global(g, false);
   const auto& ovs = cfg_.overrides[g];
   // A whole-value override replaces the definition; field overrides apply on top, in order.
   std::size_t first = 0;
@@ -169,6 +178,7 @@ Value Evaluator::global(std::uint32_t g) {
   }
   c.value = v;
   c.ready = true;
+  if (traced) tracer->leave(v);
   return v;
 }
 
@@ -334,6 +344,7 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   if (tracer) tracer->enter(decl, e);
   for (std::size_t i = 0; i < decl.params.size(); ++i)
     if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
+  if (tracer) tracer->bound(decl, frame.data());
   Value r = eval(*decl.value, frame.data(), depth + 1);
   if (tracer) tracer->leave(r);
   return r;

@@ -67,8 +67,6 @@ std::string header_text(const Column& c) { return c.display.unit.empty() ? c.nam
 
 std::string cell_text(const Value& v, const Display& d) { return format_value(v, d); }
 
-namespace {
-
 std::string via_text(const AssumptionView& a) {
   if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
   return "(" + a.via + ")";
@@ -95,6 +93,8 @@ std::string value_with_unit(const Value& v, const Display& d) {
   if (v.k == Value::K::num && !d.unit.empty()) s += (d.unit == "%" ? "" : " ") + d.unit;
   return s;
 }
+
+namespace {
 
 bool is_numeric(const Value& v) { return v.k == Value::K::num; }
 

@@ -31,5 +31,11 @@ struct AssumptionView {
 // Column header with its unit: "step_ms [ms]".
 [[nodiscard]] std::string header_text(const Column& c);
 [[nodiscard]] std::string cell_text(const Value& v, const Display& d);
+// "67.0 h", "45.8%", "true": a value in its display unit, with the unit.
+[[nodiscard]] std::string value_with_unit(const Value& v, const Display& d);
+// "(preset mlsysim)" for a `via` worth showing, "" for the unsurprising ones (stdlib, scenario).
+[[nodiscard]] std::string via_text(const AssumptionView& a);
+// The aligned `kind  name = value (via)  file:line` lines printed under a result.
+void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent);
 
 }  // namespace mls
