@@ -104,7 +104,7 @@ class Differ {
     d.right_preset = r_.run->preset;
     d.left_preset_via = l_.run->preset_via;
     d.right_preset_via = r_.run->preset_via;
-    assumptions(d);
+    d.assumptions = differing_assumptions(lmap_, rmap_);
     results(d);
     auto pairs = match_by_name(l_.run->tables, r_.run->tables, [](const Table& t) { return t.name; });
     for (const auto& [li, ri] : pairs) {
@@ -128,26 +128,6 @@ class Differ {
     for (const auto& t : r.tables)
       for (const auto& row : t.rows)
         for (const auto& c : row.cells) used.push_back(c.deps);
-  }
-
-  void assumptions(DiffReport& d) const {
-    std::set<AssumptionKey> keys;
-    for (const auto& [k, v] : lmap_) keys.insert(k);
-    for (const auto& [k, v] : rmap_) keys.insert(k);
-    for (const auto& k : keys) {
-      auto li = lmap_.find(k);
-      auto ri = rmap_.find(k);
-      const AssumptionView* lv = li == lmap_.end() ? nullptr : &li->second;
-      const AssumptionView* rv = ri == rmap_.end() ? nullptr : &ri->second;
-      if (!assumption_differs(lv, rv)) continue;
-      AssumptionChange c;
-      c.key = k;
-      if (lv) c.left = *lv;
-      if (rv) c.right = *rv;
-      d.assumptions.push_back(std::move(c));
-    }
-    std::stable_sort(d.assumptions.begin(), d.assumptions.end(),
-                     [](const AssumptionChange& a, const AssumptionChange& b) { return key_before(a.key, b.key); });
   }
 
   void results(DiffReport& d) {
@@ -180,12 +160,20 @@ class Differ {
     td.left_rows = a.rows.size();
     td.right_rows = b.rows.size();
     td.key_names = a.key_names;
-    for (const auto& k : a.key_names) {
-      Display kd;
-      for (const auto& c : a.cols)
-        if (c.name == k) kd = c.display;
-      td.key_displays.push_back(kd);
-    }
+    td.right_key_names = b.key_names;
+    // A key is shown like the column of the same name, if the sweep shows it.
+    auto displays = [](const Table& t) {
+      std::vector<Display> out;
+      for (const auto& k : t.key_names) {
+        Display kd;
+        for (const auto& c : t.cols)
+          if (c.name == k) kd = c.display;
+        out.push_back(kd);
+      }
+      return out;
+    };
+    td.key_displays = displays(a);
+    td.right_key_displays = displays(b);
     td.keys_differ = a.key_names != b.key_names;
     // Columns by name; a name shown twice pairs by occurrence.
     std::vector<std::pair<std::size_t, std::size_t>> cols;
@@ -194,13 +182,14 @@ class Differ {
       else if (li) td.columns_removed.push_back(a.cols[*li].name);
       else td.columns_added.push_back(b.cols[*ri].name);
     }
-    auto add_key = [&](const std::vector<Value>& k) {
+    auto add_key = [&](const std::vector<Value>& k, bool right_side = false) {
       td.row_keys.push_back(k);
+      td.row_is_right.push_back(right_side);
       return td.row_keys.size() - 1;
     };
     if (td.keys_differ) {
       for (const auto& row : a.rows) td.rows_removed.push_back(add_key(row.key));
-      for (const auto& row : b.rows) td.rows_added.push_back(add_key(row.key));
+      for (const auto& row : b.rows) td.rows_added.push_back(add_key(row.key, true));
       return td;
     }
     std::unordered_map<std::string, std::vector<std::size_t>> right;
@@ -235,7 +224,7 @@ class Differ {
       }
     }
     for (std::size_t j = 0; j < b.rows.size(); ++j)
-      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key));
+      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key, true));
     return td;
   }
 
@@ -284,6 +273,27 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
     m[{v.kind, v.name}] = std::move(v);
   }
   return m;
+}
+
+std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, const AssumptionMap& rmap) {
+  std::set<AssumptionKey> keys;
+  for (const auto& [k, v] : lmap) keys.insert(k);
+  for (const auto& [k, v] : rmap) keys.insert(k);
+  std::vector<AssumptionChange> out;
+  for (const auto& k : keys) {
+    auto li = lmap.find(k);
+    auto ri = rmap.find(k);
+    const AssumptionView* lv = li == lmap.end() ? nullptr : &li->second;
+    const AssumptionView* rv = ri == rmap.end() ? nullptr : &ri->second;
+    if (!assumption_differs(lv, rv)) continue;
+    AssumptionChange c;
+    c.key = k;
+    if (lv) c.left = *lv;
+    if (rv) c.right = *rv;
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AssumptionChange& a, const AssumptionChange& b) { return key_before(a.key, b.key); });
+  return out;
 }
 
 bool assumption_differs(const AssumptionView* left, const AssumptionView* right) {
@@ -394,10 +404,13 @@ bool TableDiff::differs() const {
 }
 
 std::string TableDiff::row_text(std::size_t row) const {
+  const bool right_side = row < row_is_right.size() && row_is_right[row];
+  const auto& names = right_side ? right_key_names : key_names;
+  const auto& displays = right_side ? right_key_displays : key_displays;
   std::string s;
-  for (std::size_t k = 0; k < key_names.size() && k < row_keys[row].size(); ++k) {
-    const Display& d = k < key_displays.size() ? key_displays[k] : Display{};
-    s += (s.empty() ? "" : ", ") + key_names[k] + "=" + value_with_unit(row_keys[row][k], d);
+  for (std::size_t k = 0; k < names.size() && k < row_keys[row].size(); ++k) {
+    const Display d = k < displays.size() ? displays[k] : Display{};
+    s += (s.empty() ? "" : ", ") + names[k] + "=" + value_with_unit(row_keys[row][k], d);
   }
   return s;
 }

@@ -47,6 +47,9 @@ struct AssumptionChange {
   std::optional<AssumptionView> left, right;  // nullopt: absent on that side
 };
 
+// Every assumption the two sides disagree on, in the order assumptions are printed.
+[[nodiscard]] std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, const AssumptionMap& rmap);
+
 enum class DiffStatus { changed, added, removed };  // added: only on the right
 
 // A shown value or a table cell that differs. Numbers are compared at full precision and shown
@@ -69,9 +72,10 @@ struct TableDiff {
   std::string name;
   std::optional<DiffStatus> only;  // set when the table exists on one side only
   std::size_t left_rows = 0, right_rows = 0;
-  std::vector<std::string> key_names;
-  std::vector<Display> key_displays;
+  std::vector<std::string> key_names, right_key_names;  // differ when keys_differ
+  std::vector<Display> key_displays, right_key_displays;
   std::vector<std::vector<Value>> row_keys;  // rows referred to by cells, added and removed
+  std::vector<bool> row_is_right;            // per row_keys entry: named by the right's keys
   std::vector<std::string> columns_added, columns_removed;
   std::vector<std::size_t> rows_added, rows_removed;  // indices into row_keys
   std::vector<ValueDiff> cells;                      // changed cells, row-major in left order

@@ -66,21 +66,26 @@ std::string change_of_text(const ValueDiff& v) {
 }
 
 std::string relative_of_text(const ValueDiff& v) {
-  if (v.status != DiffStatus::changed) return v.status == DiffStatus::added ? "only on the right" : "only on the left";
+  if (v.status != DiffStatus::changed) return "";
   if (!v.comparable) return "";
   return v.relative_text.empty() ? "from 0" : v.relative_text;
 }
 
-std::string note_of(const ValueDiff& v) { return v.below_resolution ? "(below the shown resolution)" : ""; }
+std::string note_of(const ValueDiff& v) {
+  if (v.status != DiffStatus::changed) return v.status == DiffStatus::added ? "only on the right" : "only on the left";
+  return v.below_resolution ? "(below the shown resolution)" : "";
+}
 
 void because_lines(std::string& out, const DiffReport& d, const std::vector<AssumptionKey>& keys, const std::string& indent) {
+  // `indent` may end in a word ("because "): later lines align under the first one's text.
+  const std::string cont(width(indent), ' ');
   if (keys.empty()) {
     out += indent + "no assumption it depends on differs: the formulas differ\n";
     return;
   }
-  for (const auto& k : keys) {
-    const AssumptionChange* c = d.change_of(k);
-    out += indent + (c ? change_line(*c) : k.first + " " + k.second) + "\n";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const AssumptionChange* c = d.change_of(keys[i]);
+    out += (i ? cont : indent) + (c ? change_line(*c) : keys[i].first + " " + keys[i].second) + "\n";
   }
 }
 
@@ -96,14 +101,17 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
     return;
   }
   if (!t.differs()) return;
-  out += fmt::format("\ntable {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.name, t.rows_compared,
-                     t.rows_compared == 1 ? "" : "s", t.cells.size(), t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
-  if (t.keys_differ) out += "  the sweeps range over different variables: no row can be compared\n";
   auto names = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
     return s;
   };
+  if (t.keys_differ)
+    out += fmt::format("\ntable {} — the sweeps range over different variables ({} → {}): no row can be compared\n", t.name,
+                       names(t.key_names), names(t.right_key_names));
+  else
+    out += fmt::format("\ntable {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.name, t.rows_compared,
+                       t.rows_compared == 1 ? "" : "s", t.cells.size(), t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
   auto rows = [&](const std::vector<std::size_t>& v) {
     std::string s;
     for (std::size_t r : v) s += (s.empty() ? "" : "; ") + t.row_text(r);
@@ -186,10 +194,12 @@ std::string json_view(const std::optional<AssumptionView>& v) {
 }
 
 std::string json_row(const TableDiff& t, std::size_t row) {
+  const bool right_side = row < t.row_is_right.size() && t.row_is_right[row];
+  const auto& names = right_side ? t.right_key_names : t.key_names;
+  const auto& displays = right_side ? t.right_key_displays : t.key_displays;
   std::string s = "{";
-  for (std::size_t k = 0; k < t.key_names.size() && k < t.row_keys[row].size(); ++k)
-    s += (k ? ", " : "") + json_string(t.key_names[k]) + ": " +
-         json_value(t.row_keys[row][k], k < t.key_displays.size() ? t.key_displays[k] : Display{});
+  for (std::size_t k = 0; k < names.size() && k < t.row_keys[row].size(); ++k)
+    s += (k ? ", " : "") + json_string(names[k]) + ": " + json_value(t.row_keys[row][k], k < displays.size() ? displays[k] : Display{});
   return s + "}";
 }
 
@@ -284,7 +294,8 @@ std::string format_diff_json(const DiffReport& d) {
     out += std::string(ti ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ", \"status\": " + json_string(status) +
            ", \"left_rows\": " + std::to_string(t.left_rows) + ", \"right_rows\": " + std::to_string(t.right_rows);
     if (!t.only) {
-      out += ",\n     \"key\": " + json_names(t.key_names) + ", \"keys_differ\": " + (t.keys_differ ? "true" : "false") +
+      out += ",\n     \"key\": " + json_names(t.key_names) + ", \"right_key\": " + json_names(t.right_key_names) +
+             ", \"keys_differ\": " + (t.keys_differ ? "true" : "false") +
              ", \"rows_compared\": " + std::to_string(t.rows_compared) + ", \"cells_unchanged\": " + std::to_string(t.cells_unchanged);
       out += ",\n     \"columns_added\": " + json_names(t.columns_added) + ", \"columns_removed\": " + json_names(t.columns_removed);
       auto rows = [&](const std::vector<std::size_t>& v) {
