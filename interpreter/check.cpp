@@ -90,6 +90,11 @@ TypeP Checker::show_type(const ShowItem* s) const {
   return it == show_types_.end() ? t_error() : it->second;
 }
 
+TypeP Checker::expr_type(const Expr* e) const {
+  auto it = expr_types_.find(e);
+  return it == expr_types_.end() ? t_error() : it->second;
+}
+
 TypeP Checker::global_type(std::uint32_t g) {
   GlobalDef& gd = p_.globals[g];
   if (gd.check_state == 2) return gd.type;
@@ -714,6 +719,8 @@ void Checker::check_stmt(Stmt& s) {
       for (auto& it : s.shows) {
         TypeP t = expr(*it.expr, env);
         show_types_[&it] = t;
+        if (it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge)
+          for (auto& k : it.expr->kids) expr_types_[k.get()] = expr(*k, env);
         if (!is_loose(*t) && t->k != Type::K::boolean)
           error(ErrorKind::type_mismatch, it.expr->span, "assert needs a bool, got " + kind_word(*t), env);
       }

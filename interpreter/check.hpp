@@ -25,6 +25,8 @@ class Checker {
 
   // Types of shown items and sweep columns, for formatting.
   [[nodiscard]] TypeP show_type(const ShowItem* s) const;
+  // Types of the operands of top-level assert comparisons (for failure messages).
+  [[nodiscard]] TypeP expr_type(const Expr* e) const;
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
 
   // Instantiations, for `mls explain` (the unit of each step in a formula chain). Evaluation has
@@ -71,6 +73,7 @@ class Checker {
   std::map<std::pair<const Expr*, int>, int> call_insts_;        // (call, caller) -> id
   int new_instance(std::uint32_t fn, std::vector<TypeP> args);
   std::unordered_map<const ShowItem*, TypeP> show_types_;
+  std::unordered_map<const Expr*, TypeP> expr_types_;
   std::size_t inst_depth_ = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations
 };
