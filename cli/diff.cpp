@@ -1,9 +1,10 @@
 // diff.cpp — `mls diff`: evaluate a scenario twice (other choices, other presets, or another
 // file), each side a full Session, and print what moved and why (interpreter/diff.hpp).
+#include "../interpreter/diff.hpp"
+
 #include <cstdio>
 #include <memory>
 
-#include "../interpreter/diff.hpp"
 #include "../interpreter/format.hpp"
 #include "commands.hpp"
 
@@ -48,9 +49,11 @@ int side_error(Side& side, const char* which, bool name_it) {
 }  // namespace
 
 int cmd_diff(const Args& a) {
-  if (a.format != "text" && a.format != "json") return diff_usage("diff --format must be text or json, got '" + a.format + "'");
+  if (a.format != "text" && a.format != "json")
+    return diff_usage("diff --format must be text or json, got '" + a.format + "'");
   const std::vector<std::string> files(a.positional.begin() + 1, a.positional.end());
-  if (files.empty() || files.size() > 2) return diff_usage("diff expects one FILE or two files, got " + std::to_string(files.size()));
+  if (files.empty() || files.size() > 2)
+    return diff_usage("diff expects one FILE or two files, got " + std::to_string(files.size()));
   if (a.presets.size() > 2) return diff_usage("diff takes at most two --preset");
   const bool two_presets = a.presets.size() == 2;
   if (files.size() == 1 && !two_presets && a.uses.empty() && a.sets.empty())
@@ -65,8 +68,10 @@ int cmd_diff(const Args& a) {
   const bool right_only = files.size() == 1 && !two_presets;
   for (Side* s : {left.get(), right.get()}) {
     const bool is_left = s == left.get();
-    if (two_presets) s->sel.preset = a.presets[is_left ? 0 : 1];
-    else if (!a.presets.empty()) s->sel.preset = a.presets[0];
+    if (two_presets)
+      s->sel.preset = a.presets[is_left ? 0 : 1];
+    else if (!a.presets.empty())
+      s->sel.preset = a.presets[0];
     if (!right_only || !is_left) {
       s->sel.uses = a.uses;
       s->sel.sets = a.sets;

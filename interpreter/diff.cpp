@@ -33,10 +33,18 @@ std::string key_identity(const std::vector<Value>& key) {
   std::string s;
   for (const auto& v : key) {
     switch (v.k) {
-      case Value::K::num: s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d)); break;
-      case Value::K::boolean: s += v.b ? "t" : "f"; break;
-      case Value::K::str: s += "s" + std::to_string(v.str().size()) + ":" + v.str(); break;
-      default: s += "?"; break;
+      case Value::K::num:
+        s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d));
+        break;
+      case Value::K::boolean:
+        s += v.b ? "t" : "f";
+        break;
+      case Value::K::str:
+        s += "s" + std::to_string(v.str().size()) + ":" + v.str();
+        break;
+      default:
+        s += "?";
+        break;
     }
     s += '\x1f';
   }
@@ -50,8 +58,8 @@ std::string unit_suffix(const Display& d) { return d.unit.empty() ? "" : (d.unit
 // Pairs items by (name, occurrence): the second `show x` on the left meets the second on the right.
 template <typename T, typename NameOf>
 std::vector<std::pair<std::optional<std::size_t>, std::optional<std::size_t>>> match_by_name(const std::vector<T>& l,
-                                                                                            const std::vector<T>& r,
-                                                                                            NameOf name_of) {
+                                                                                             const std::vector<T>& r,
+                                                                                             NameOf name_of) {
   std::unordered_map<std::string, std::vector<std::size_t>> right;
   for (std::size_t i = 0; i < r.size(); ++i) right[name_of(r[i])].push_back(i);
   std::unordered_map<std::string, std::size_t> taken;
@@ -178,9 +186,12 @@ class Differ {
     // Columns by name; a name shown twice pairs by occurrence.
     std::vector<std::pair<std::size_t, std::size_t>> cols;
     for (const auto& [li, ri] : match_by_name(a.cols, b.cols, [](const Column& c) { return c.name; })) {
-      if (li && ri) cols.emplace_back(*li, *ri);
-      else if (li) td.columns_removed.push_back(a.cols[*li].name);
-      else td.columns_added.push_back(b.cols[*ri].name);
+      if (li && ri)
+        cols.emplace_back(*li, *ri);
+      else if (li)
+        td.columns_removed.push_back(a.cols[*li].name);
+      else
+        td.columns_added.push_back(b.cols[*ri].name);
     }
     auto add_key = [&](const std::vector<Value>& k, bool right_side = false) {
       td.row_keys.push_back(k);
@@ -290,10 +301,24 @@ std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, c
     c.key = k;
     if (lv) c.left = *lv;
     if (rv) c.right = *rv;
+    auto other_kind = [&](const AssumptionMap& m) -> std::optional<AssumptionView> {
+      for (const auto& [mk, v] : m)
+        if (mk.second == k.second && mk.first != k.first && mk.first != "convention" && mk.first != "approx") return v;
+      return std::nullopt;
+    };
+    if (!lv) c.left_other_kind = other_kind(lmap);
+    if (!rv) c.right_other_kind = other_kind(rmap);
     out.push_back(std::move(c));
   }
-  std::stable_sort(out.begin(), out.end(), [](const AssumptionChange& a, const AssumptionChange& b) { return key_before(a.key, b.key); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AssumptionChange& a, const AssumptionChange& b) { return key_before(a.key, b.key); });
   return out;
+}
+
+bool AssumptionChange::same_value() const {
+  const auto& l = left ? left : left_other_kind;
+  const auto& r = right ? right : right_other_kind;
+  return l && r && l->value == r->value;
 }
 
 bool assumption_differs(const AssumptionView* left, const AssumptionView* right) {
@@ -322,9 +347,12 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
 bool same_value(const Value& a, const Value& b) {
   if (a.k != b.k) return false;
   switch (a.k) {
-    case Value::K::num: return compare(a.n, b.n) == 0;
-    case Value::K::boolean: return a.b == b.b;
-    case Value::K::str: return a.str() == b.str();
+    case Value::K::num:
+      return compare(a.n, b.n) == 0;
+    case Value::K::boolean:
+      return a.b == b.b;
+    case Value::K::str:
+      return a.str() == b.str();
     case Value::K::record: {
       const auto& fa = a.rec().fields;
       const auto& fb = b.rec().fields;

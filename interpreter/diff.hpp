@@ -39,12 +39,17 @@ using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
 // Attribution of one changed value: the assumptions that differ between the sides and that the
 // value depends on (left dependencies on the left program, right ones on the right), in the
 // order assumptions are printed under a result.
-[[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap, const Program& lp,
-                                                   DepSet ldeps, const Program& rp, DepSet rdeps);
+[[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap,
+                                                   const Program& lp, DepSet ldeps, const Program& rp, DepSet rdeps);
 
 struct AssumptionChange {
   AssumptionKey key;
   std::optional<AssumptionView> left, right;  // nullopt: absent on that side
+  // Where one side lacks it, the same name there as another kind, if any: `--set local_batch=8`
+  // creates `set local_batch` where the left side has the stdlib's `default local_batch`.
+  std::optional<AssumptionView> left_other_kind, right_other_kind;
+  // Both sides have the same value (as this kind or another): only who set it differs.
+  [[nodiscard]] bool same_value() const;
 };
 
 // Every assumption the two sides disagree on, in the order assumptions are printed.
@@ -57,9 +62,9 @@ enum class DiffStatus { changed, added, removed };  // added: only on the right
 // resolution, more digits are shown (`below_resolution`).
 struct ValueDiff {
   DiffStatus status = DiffStatus::changed;
-  std::string name;               // result label, or column name for a cell
-  std::size_t row = 0;            // cells: index into TableDiff::row_keys
-  Value left, right;              // the absent side of an added/removed value is unset
+  std::string name;     // result label, or column name for a cell
+  std::size_t row = 0;  // cells: index into TableDiff::row_keys
+  Value left, right;    // the absent side of an added/removed value is unset
   Display left_display, right_display;
   bool comparable = false;        // numbers of one dimension: change and relative change exist
   bool below_resolution = false;  // the values differ only beyond the shown resolution
@@ -78,7 +83,7 @@ struct TableDiff {
   std::vector<bool> row_is_right;            // per row_keys entry: named by the right's keys
   std::vector<std::string> columns_added, columns_removed;
   std::vector<std::size_t> rows_added, rows_removed;  // indices into row_keys
-  std::vector<ValueDiff> cells;                      // changed cells, row-major in left order
+  std::vector<ValueDiff> cells;                       // changed cells, row-major in left order
   std::size_t rows_compared = 0, cells_unchanged = 0;
   bool keys_differ = false;  // the sweeps range over different variables: rows cannot match
   [[nodiscard]] bool differs() const;
@@ -101,8 +106,8 @@ struct DiffReport {
 
 // Compares one value on both sides (shared by results, cells and the REPL's `:diff EXPR`);
 // nullopt when equal. Attribution is left to the caller.
-[[nodiscard]] std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const Display& ld, const Value& r,
-                                                      const TypeP& rt, const Display& rd);
+[[nodiscard]] std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const Display& ld,
+                                                      const Value& r, const TypeP& rt, const Display& rd);
 [[nodiscard]] bool same_value(const Value& a, const Value& b);
 
 // Renderings (diff_format.cpp); the JSON schema is documented in docs/diff.md.

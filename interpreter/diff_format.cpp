@@ -20,9 +20,33 @@ std::string side_text(const std::optional<AssumptionView>& v, const std::optiona
   return v->value;
 }
 
-std::string change_line(const AssumptionChange& c) {
-  return c.key.first + " " + c.key.second + ": " + side_text(c.left, c.right) + " → " + side_text(c.right, c.left);
+// An absent side that has the name as another kind says so: "8 (default, stdlib)".
+std::string side_of(const std::optional<AssumptionView>& v, const std::optional<AssumptionView>& other_kind,
+                    const std::optional<AssumptionView>& other_side) {
+  if (!v && other_kind)
+    return other_kind->value + " (" + other_kind->kind + (other_kind->via.empty() ? "" : ", " + other_kind->via) + ")";
+  return side_text(v, other_side);
 }
+
+std::string left_text(const AssumptionChange& c) { return side_of(c.left, c.left_other_kind, c.right); }
+std::string right_text(const AssumptionChange& c) { return side_of(c.right, c.right_other_kind, c.left); }
+
+// Who set one side: "preset mlsysim", "default, stdlib" (another kind of the same name).
+std::string setter(const std::optional<AssumptionView>& v, const std::optional<AssumptionView>& other_kind) {
+  if (v) return v->via.empty() ? v->kind : v->via;
+  return other_kind->kind + (other_kind->via.empty() ? "" : ", " + other_kind->via);
+}
+
+// The value moves ("node_series (default) → gpu_only (command line)"), or only who set it
+// does ("node_series (preset mlsysim → preset mls)").
+std::string change_text(const AssumptionChange& c) {
+  if (c.same_value())
+    return (c.left ? c.left->value : c.left_other_kind->value) + " (" + setter(c.left, c.left_other_kind) + " → " +
+           setter(c.right, c.right_other_kind) + ")";
+  return left_text(c) + " → " + right_text(c);
+}
+
+std::string change_line(const AssumptionChange& c) { return c.key.first + " " + c.key.second + ": " + change_text(c); }
 
 std::size_t width(const std::string& s) {
   // Display width: count UTF-8 lead bytes only (the arrow and dashes are one column each).
@@ -76,17 +100,25 @@ std::string note_of(const ValueDiff& v) {
   return v.below_resolution ? "(below the shown resolution)" : "";
 }
 
-void because_lines(std::string& out, const DiffReport& d, const std::vector<AssumptionKey>& keys, const std::string& indent) {
+void because_lines(std::string& out, const DiffReport& d, const std::vector<AssumptionKey>& keys,
+                   const std::string& indent) {
   // `indent` may end in a word ("because "): later lines align under the first one's text.
   const std::string cont(width(indent), ' ');
   if (keys.empty()) {
     out += indent + "no assumption it depends on differs: the formulas differ\n";
     return;
   }
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const AssumptionChange* c = d.change_of(keys[i]);
-    out += (i ? cont : indent) + (c ? change_line(*c) : keys[i].first + " " + keys[i].second) + "\n";
+  // Assumptions whose value moved come first; those only set by another hand after them.
+  std::vector<std::string> lines, same;
+  for (const auto& k : keys) {
+    const AssumptionChange* c = d.change_of(k);
+    if (!c)
+      lines.push_back(k.first + " " + k.second);
+    else
+      (c->same_value() ? same : lines).push_back(change_line(*c));
   }
+  lines.insert(lines.end(), same.begin(), same.end());
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? cont : indent) + lines[i] + "\n";
 }
 
 std::string side_header(const std::string& label, const std::string& preset, const std::string& via) {
@@ -107,11 +139,12 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
     return s;
   };
   if (t.keys_differ)
-    out += fmt::format("\ntable {} — the sweeps range over different variables ({} → {}): no row can be compared\n", t.name,
-                       names(t.key_names), names(t.right_key_names));
+    out += fmt::format("\ntable {} — the sweeps range over different variables ({} → {}): no row can be compared\n",
+                       t.name, names(t.key_names), names(t.right_key_names));
   else
-    out += fmt::format("\ntable {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.name, t.rows_compared,
-                       t.rows_compared == 1 ? "" : "s", t.cells.size(), t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
+    out +=
+        fmt::format("\ntable {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.name, t.rows_compared,
+                    t.rows_compared == 1 ? "" : "s", t.cells.size(), t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
   auto rows = [&](const std::vector<std::size_t>& v) {
     std::string s;
     for (std::size_t r : v) s += (s.empty() ? "" : "; ") + t.row_text(r);
@@ -156,8 +189,10 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
   std::vector<std::pair<std::vector<AssumptionKey>, std::vector<std::size_t>>> groups;
   for (std::size_t i = 0; i < t.cells.size(); ++i) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t.cells[i].because; });
-    if (it == groups.end()) groups.push_back({t.cells[i].because, {i}});
-    else it->second.push_back(i);
+    if (it == groups.end())
+      groups.push_back({t.cells[i].because, {i}});
+    else
+      it->second.push_back(i);
   }
   out += "  because:\n";
   for (const auto& [keys, members] : groups) {
@@ -179,18 +214,24 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
 
 std::string json_value(const Value& v, const Display& d) {
   switch (v.k) {
-    case Value::K::num: return json_number(in_unit(v.n, d));
-    case Value::K::boolean: return v.b ? "true" : "false";
-    case Value::K::str: return json_string(v.str());
-    default: return "null";
+    case Value::K::num:
+      return json_number(in_unit(v.n, d));
+    case Value::K::boolean:
+      return v.b ? "true" : "false";
+    case Value::K::str:
+      return json_string(v.str());
+    default:
+      return "null";
   }
 }
 
 std::string json_opt(const std::optional<double>& x) { return x ? format_json(*x) : "null"; }
 
-std::string json_view(const std::optional<AssumptionView>& v) {
+std::string json_view(const std::optional<AssumptionView>& v, bool with_kind = false) {
   if (!v) return "null";
-  return "{\"value\": " + json_string(v->value) + ", \"via\": " + json_string(v->via) + ", \"at\": " + json_string(v->at) + "}";
+  return std::string("{") + (with_kind ? "\"kind\": " + json_string(v->kind) + ", " : "") +
+         "\"value\": " + json_string(v->value) + ", \"via\": " + json_string(v->via) +
+         ", \"at\": " + json_string(v->at) + "}";
 }
 
 std::string json_row(const TableDiff& t, std::size_t row) {
@@ -199,16 +240,20 @@ std::string json_row(const TableDiff& t, std::size_t row) {
   const auto& displays = right_side ? t.right_key_displays : t.key_displays;
   std::string s = "{";
   for (std::size_t k = 0; k < names.size() && k < t.row_keys[row].size(); ++k)
-    s += (k ? ", " : "") + json_string(names[k]) + ": " + json_value(t.row_keys[row][k], k < displays.size() ? displays[k] : Display{});
+    s += (k ? ", " : "") + json_string(names[k]) + ": " +
+         json_value(t.row_keys[row][k], k < displays.size() ? displays[k] : Display{});
   return s + "}";
 }
 
 // The fields shared by a changed result and a changed cell.
 std::string json_value_diff(const ValueDiff& v) {
-  const char* status = v.status == DiffStatus::changed ? "changed" : v.status == DiffStatus::added ? "added" : "removed";
+  const char* status = v.status == DiffStatus::changed ? "changed"
+                       : v.status == DiffStatus::added ? "added"
+                                                       : "removed";
   const Display& ud = v.status == DiffStatus::added ? v.right_display : v.left_display;
   std::string s = "\"status\": " + json_string(status) + ", \"unit\": " + json_string(ud.unit);
-  if (v.status == DiffStatus::changed && v.right_display.unit != ud.unit) s += ", \"right_unit\": " + json_string(v.right_display.unit);
+  if (v.status == DiffStatus::changed && v.right_display.unit != ud.unit)
+    s += ", \"right_unit\": " + json_string(v.right_display.unit);
   s += ", \"left\": " + (v.status == DiffStatus::added ? std::string("null") : json_value(v.left, v.left_display));
   s += ", \"right\": " + (v.status == DiffStatus::removed ? std::string("null") : json_value(v.right, v.right_display));
   s += ", \"change\": " + json_opt(v.change) + ", \"relative_pct\": " + json_opt(v.relative_pct);
@@ -232,14 +277,21 @@ std::string format_diff_text(const DiffReport& d) {
                     (d.left_file == d.right_file ? d.left_file : d.left_file + " → " + d.right_file) + "\n";
   out += "  left:  " + side_header(d.left_label, d.left_preset, d.left_preset_via) + "\n";
   out += "  right: " + side_header(d.right_label, d.right_preset, d.right_preset_via) + "\n";
-  if (d.assumptions.empty()) {
-    out += "\nno assumption differs\n";
-  } else {
-    out += fmt::format("\nassumptions that differ ({}):\n", d.assumptions.size());
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& c : d.assumptions)
-      rows.push_back({c.key.first, c.key.second, side_text(c.left, c.right), "→", side_text(c.right, c.left)});
-    aligned(out, rows, {}, "  ");
+  std::vector<std::vector<std::string>> moved, same;
+  for (const auto& c : d.assumptions) {
+    if (c.same_value())
+      same.push_back({c.key.first, c.key.second, change_text(c)});
+    else
+      moved.push_back({c.key.first, c.key.second, left_text(c), "→", right_text(c)});
+  }
+  if (d.assumptions.empty()) out += "\nno assumption differs\n";
+  if (!moved.empty()) {
+    out += fmt::format("\nassumptions that differ ({}):\n", moved.size());
+    aligned(out, moved, {}, "  ");
+  }
+  if (!same.empty()) {
+    out += fmt::format("\nsame value, set by another hand ({}):\n", same.size());
+    aligned(out, same, {}, "  ");
   }
   if (!d.results.empty()) {
     out += "\nvalues that differ:\n";
@@ -260,18 +312,24 @@ std::string format_diff_text(const DiffReport& d) {
   for (const auto& t : d.tables) table_text(out, d, t);
   out += "\n";
   if (!d.differs()) out += "no shown value or table cell differs; ";
-  out += fmt::format("{} value{} unchanged", d.results_unchanged, d.results_unchanged == 1 ? "" : "s");
+  // Counts of what was compared and found equal; a kind of output neither side has is not named.
+  std::vector<std::string> parts;
+  if (d.results_unchanged || !d.results.empty())
+    parts.push_back(fmt::format("{} value{} unchanged", d.results_unchanged, d.results_unchanged == 1 ? "" : "s"));
   bool any_table = false;
   for (const auto& t : d.tables) any_table |= !t.only;
-  if (any_table) out += fmt::format(", {} table cell{} unchanged", d.cells_unchanged(), d.cells_unchanged() == 1 ? "" : "s");
+  if (any_table)
+    parts.push_back(fmt::format("{} table cell{} unchanged", d.cells_unchanged(), d.cells_unchanged() == 1 ? "" : "s"));
+  if (parts.empty()) parts.push_back("nothing is shown on both sides");
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   out += "\n";
   return out;
 }
 
 std::string format_diff_json(const DiffReport& d) {
   auto side = [](const std::string& file, const std::string& label, const std::string& preset, const std::string& via) {
-    return "{\"file\": " + json_string(file) + ", \"label\": " + json_string(label) + ", \"preset\": " + json_string(preset) +
-           ", \"preset_via\": " + json_string(via) + "}";
+    return "{\"file\": " + json_string(file) + ", \"label\": " + json_string(label) +
+           ", \"preset\": " + json_string(preset) + ", \"preset_via\": " + json_string(via) + "}";
   };
   std::string out = "{\n  \"mls\": " + json_string(kVersion) + ",\n";
   out += "  \"left\": " + side(d.left_file, d.left_label, d.left_preset, d.left_preset_via) + ",\n";
@@ -279,25 +337,33 @@ std::string format_diff_json(const DiffReport& d) {
   out += "  \"differs\": " + std::string(d.differs() ? "true" : "false") + ",\n  \"assumptions\": [";
   for (std::size_t i = 0; i < d.assumptions.size(); ++i) {
     const auto& c = d.assumptions[i];
-    out += std::string(i ? "," : "") + "\n    {\"kind\": " + json_string(c.key.first) + ", \"name\": " + json_string(c.key.second) +
-           ", \"left\": " + json_view(c.left) + ", \"right\": " + json_view(c.right) + "}";
+    out += std::string(i ? "," : "") + "\n    {\"kind\": " + json_string(c.key.first) +
+           ", \"name\": " + json_string(c.key.second) + ", \"left\": " + json_view(c.left) +
+           ", \"right\": " + json_view(c.right);
+    if (c.left_other_kind) out += ", \"left_other_kind\": " + json_view(c.left_other_kind, true);
+    if (c.right_other_kind) out += ", \"right_other_kind\": " + json_view(c.right_other_kind, true);
+    out += "}";
   }
   out += d.assumptions.empty() ? "],\n" : "\n  ],\n";
   out += "  \"results\": [";
   for (std::size_t i = 0; i < d.results.size(); ++i)
-    out += std::string(i ? "," : "") + "\n    {\"name\": " + json_string(d.results[i].name) + ", " + json_value_diff(d.results[i]) + "}";
+    out += std::string(i ? "," : "") + "\n    {\"name\": " + json_string(d.results[i].name) + ", " +
+           json_value_diff(d.results[i]) + "}";
   out += d.results.empty() ? "],\n" : "\n  ],\n";
   out += "  \"tables\": [";
   for (std::size_t ti = 0; ti < d.tables.size(); ++ti) {
     const TableDiff& t = d.tables[ti];
     const char* status = !t.only ? "compared" : *t.only == DiffStatus::added ? "added" : "removed";
-    out += std::string(ti ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ", \"status\": " + json_string(status) +
-           ", \"left_rows\": " + std::to_string(t.left_rows) + ", \"right_rows\": " + std::to_string(t.right_rows);
+    out += std::string(ti ? "," : "") + "\n    {\"name\": " + json_string(t.name) +
+           ", \"status\": " + json_string(status) + ", \"left_rows\": " + std::to_string(t.left_rows) +
+           ", \"right_rows\": " + std::to_string(t.right_rows);
     if (!t.only) {
       out += ",\n     \"key\": " + json_names(t.key_names) + ", \"right_key\": " + json_names(t.right_key_names) +
              ", \"keys_differ\": " + (t.keys_differ ? "true" : "false") +
-             ", \"rows_compared\": " + std::to_string(t.rows_compared) + ", \"cells_unchanged\": " + std::to_string(t.cells_unchanged);
-      out += ",\n     \"columns_added\": " + json_names(t.columns_added) + ", \"columns_removed\": " + json_names(t.columns_removed);
+             ", \"rows_compared\": " + std::to_string(t.rows_compared) +
+             ", \"cells_unchanged\": " + std::to_string(t.cells_unchanged);
+      out += ",\n     \"columns_added\": " + json_names(t.columns_added) +
+             ", \"columns_removed\": " + json_names(t.columns_removed);
       auto rows = [&](const std::vector<std::size_t>& v) {
         std::string s = "[";
         for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_row(t, v[i]);
@@ -306,15 +372,15 @@ std::string format_diff_json(const DiffReport& d) {
       out += ",\n     \"rows_added\": " + rows(t.rows_added) + ", \"rows_removed\": " + rows(t.rows_removed);
       out += ",\n     \"cells\": [";
       for (std::size_t i = 0; i < t.cells.size(); ++i)
-        out += std::string(i ? "," : "") + "\n       {\"row\": " + json_row(t, t.cells[i].row) + ", \"column\": " +
-               json_string(t.cells[i].name) + ", " + json_value_diff(t.cells[i]) + "}";
+        out += std::string(i ? "," : "") + "\n       {\"row\": " + json_row(t, t.cells[i].row) +
+               ", \"column\": " + json_string(t.cells[i].name) + ", " + json_value_diff(t.cells[i]) + "}";
       out += t.cells.empty() ? "]" : "\n     ]";
     }
     out += "}";
   }
   out += d.tables.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"unchanged\": {\"results\": " + std::to_string(d.results_unchanged) + ", \"cells\": " +
-         std::to_string(d.cells_unchanged()) + "}\n}\n";
+  out += "  \"unchanged\": {\"results\": " + std::to_string(d.results_unchanged) +
+         ", \"cells\": " + std::to_string(d.cells_unchanged()) + "}\n}\n";
   return out;
 }
 

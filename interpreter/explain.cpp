@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 
 #include "resolve.hpp"
 #include "symbols.hpp"
@@ -40,7 +41,8 @@ struct Preferred {
 
 // A value for people: numbers in their type's display unit (`-> unit` in the formula), else the
 // result's unit, else a human unit; records by a few fields.
-std::string value_text(const Program& p, const Value& v, const TypeP& t, const Preferred* pref = nullptr, int depth = 0) {
+std::string value_text(const Program& p, const Value& v, const TypeP& t, const Preferred* pref = nullptr,
+                       int depth = 0) {
   switch (v.k) {
     case Value::K::num: {
       if (!t || t->k != Type::K::num) return format_sig(v.n, 4) + " (base units)";
@@ -57,15 +59,18 @@ std::string value_text(const Program& p, const Value& v, const TypeP& t, const P
       return value_with_unit(v, display_for(p, t, v.n.d));
     }
     case Value::K::boolean:
-    case Value::K::str: return format_value(v, Display{});
-    case Value::K::list: return "[" + std::to_string(v.list().items.size()) + " items]";
+    case Value::K::str:
+      return format_value(v, Display{});
+    case Value::K::list:
+      return "[" + std::to_string(v.list().items.size()) + " items]";
     case Value::K::record: {
       const auto& fs = v.rec().fields;
       if (depth > 0) return "{" + std::to_string(fs.size()) + " fields}";
       std::string s = "{";
       for (std::size_t i = 0; i < fs.size() && i < 3; ++i) {
         const TypeP* ft = t && t->k == Type::K::record ? t->field(fs[i].first) : nullptr;
-        s += (i ? ", " : "") + sym_name(fs[i].first) + ": " + value_text(p, fs[i].second, ft ? *ft : nullptr, pref, depth + 1);
+        s += (i ? ", " : "") + sym_name(fs[i].first) + ": " +
+             value_text(p, fs[i].second, ft ? *ft : nullptr, pref, depth + 1);
       }
       return s + (fs.size() > 3 ? ", …}" : "}");
     }
@@ -96,7 +101,8 @@ class ChainTracer final : public Tracer {
     std::vector<const Expr*> arg_expr(fn.params.size(), nullptr);
     for (const auto& a : f.call->args) {
       std::size_t idx = positional;
-      if (a.name == kNoSym) ++positional;
+      if (a.name == kNoSym)
+        ++positional;
       else
         for (std::size_t i = 0; i < fn.params.size(); ++i)
           if (fn.params[i].name == a.name) idx = i;
@@ -105,9 +111,10 @@ class ChainTracer final : public Tracer {
     for (std::size_t i = 0; i < fn.params.size(); ++i) {
       const Value& v = frame[fn.params[i].slot];
       std::string text;
-      if (v.k == Value::K::record && arg_expr[i] && arg_expr[i]->kind == EK::name) text = sym_name(arg_expr[i]->name);
-      else if (v.k == Value::K::record) text = "{…}";
-      else text = value_text(p_, v, f.inst >= 0 ? ck_.instance_param(f.inst, i) : nullptr, &pref);
+      if (v.k == Value::K::record || v.k == Value::K::list)
+        text = record_name(v, arg_expr[i]);
+      else
+        text = value_text(p_, v, f.inst >= 0 ? ck_.instance_param(f.inst, i) : nullptr, &pref);
       args += (i ? ", " : "") + sym_name(fn.params[i].name) + " = " + text;
     }
     if (args.size() > o_.max_args) args = args.substr(0, o_.max_args) + "…";
@@ -130,9 +137,14 @@ class ChainTracer final : public Tracer {
     Frame f = std::move(frames_.back());
     frames_.pop_back();
     TypeP t;
-    if (f.global >= 0) t = ck_.global_type(static_cast<std::uint32_t>(f.global));
-    else if (f.inst >= 0) t = ck_.instance_result(f.inst);
+    if (f.global >= 0)
+      t = ck_.global_type(static_cast<std::uint32_t>(f.global));
+    else if (f.inst >= 0)
+      t = ck_.instance_result(f.inst);
     f.step.value = value_text(p_, result, t, &pref);
+    if (f.global >= 0 && result.h)
+      record_names_.emplace(result.h.get(), sym_name(p_.globals[static_cast<std::size_t>(f.global)].name));
+    if (f.step.value.size() > o_.max_value) f.step.value = f.step.value.substr(0, o_.max_value) + "…";
     // A global that is plain data (a registry record) is not a step of a formula.
     if (f.global >= 0 && f.step.kids.empty()) {
       const Expr& def = *p_.globals[static_cast<std::size_t>(f.global)].stmt->value;
@@ -153,6 +165,15 @@ class ChainTracer final : public Tracer {
     std::int64_t global = -1;
     int inst = -1;
   };
+
+  // A record argument by the global it is (records are shared, not copied, as they are passed
+  // on), else by the global it is written as, else elided.
+  std::string record_name(const Value& v, const Expr* arg) const {
+    auto it = record_names_.find(v.h.get());
+    if (it != record_names_.end()) return it->second;
+    if (arg && arg->kind == EK::name && arg->ref.kind == RefKind::global) return sym_name(arg->name);
+    return v.k == Value::K::list ? "[…]" : "{…}";
+  }
 
   void attach(ExplainStep s) {
     // Depth of this step: 1 for a top-level step.
@@ -178,6 +199,7 @@ class ChainTracer final : public Tracer {
   Checker& ck_;
   const ExplainOptions& o_;
   std::vector<Frame> frames_;
+  std::unordered_map<const void*, std::string> record_names_;
 };
 
 // Local slots an expression reads (sweep variables and earlier `let`s of a sweep body).
@@ -235,7 +257,8 @@ bool row_matches(const Table& t, const Row& row, const std::string& spec) {
     want = strip(want);
     const Display kd = key_display(t, k);
     const Value& v = row.key[k];
-    if (want != strip(format_value(v, Display{})) && want != strip(format_value(v, kd)) && want != strip(value_with_unit(v, kd)))
+    if (want != strip(format_value(v, Display{})) && want != strip(format_value(v, kd)) &&
+        want != strip(value_with_unit(v, kd)))
       return false;
   }
   return true;
@@ -309,7 +332,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
     for (const auto& c : t.cols) cols.push_back(c.name);
     auto ci = std::find(cols.begin(), cols.end(), col);
     if (ci == cols.end())
-      unknown("table '" + t.name + "' has no column '" + col + "'", closest(col, cols), {"its columns: " + join(cols, ", ")});
+      unknown("table '" + t.name + "' has no column '" + col + "'", closest(col, cols),
+              {"its columns: " + join(cols, ", ")});
     const std::size_t c = static_cast<std::size_t>(ci - cols.begin());
     std::vector<std::string> rows;
     for (const auto& row : t.rows) rows.push_back(t.name + "." + col + "[" + row_text(t, row) + "]");
@@ -365,8 +389,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
     const Value& cell = found->cells[c];
     ex.name = t.name + "." + col + "[" + row_text(t, *found) + "]";
     ex.value = value_with_unit(cell, t.cols[c].display);
-    ex.what = std::string(t.search ? "search " : "table ") + t.name + ", column " + col + ", row " + row_text(t, *found) +
-              " — shown at " + p.sources.where_line(t.cols[c].span);
+    ex.what = std::string(t.search ? "search " : "table ") + t.name + ", column " + col + ", row " +
+              row_text(t, *found) + " — shown at " + p.sources.where_line(t.cols[c].span);
     ex.formula = formula;
     ex.assumptions = assumptions_of(p, cell.deps);
     return finish(ex);
@@ -412,7 +436,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   }
   ex.name = name;
   ex.value = written_unit ? value_with_unit(v, gdisp) : value_text(p, v, gt);
-  ex.what = std::string(gd.literal ? "parameter" : "global") + " defined at " + p.sources.where_line(gd.stmt->name_span);
+  ex.what =
+      std::string(gd.literal ? "parameter" : "global") + " defined at " + p.sources.where_line(gd.stmt->name_span);
   ex.formula = compact_text(p.sources.slice(gd.stmt->value->span), 160);
   ex.assumptions = assumptions_of(p, deep_deps(v, p.deps));
   return finish(ex);
@@ -430,8 +455,8 @@ void render_steps(std::vector<std::pair<std::string, std::string>>& lines, const
     lines.emplace_back(text, s.at);
     render_steps(lines, s.kids, s.hidden_kids, depth + 1);
     if (s.hidden_deep)
-      lines.emplace_back(indent + "  … " + std::to_string(s.hidden_deep) + " deeper call" + (s.hidden_deep == 1 ? "" : "s") +
-                             " not shown",
+      lines.emplace_back(indent + "  … " + std::to_string(s.hidden_deep) + " deeper call" +
+                             (s.hidden_deep == 1 ? "" : "s") + " not shown",
                          "");
   }
   if (hidden) lines.emplace_back(indent + "… " + std::to_string(hidden) + " more call" + (hidden == 1 ? "" : "s"), "");
