@@ -19,8 +19,11 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
       out.push_back("...");
       break;
     }
-    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + " (" + p.sources.where_line(as.at) +
-                  (as.via.empty() || as.via == "stdlib" || as.via == "scenario" ? "" : ", " + as.via) + ")");
+    // A command-line value's place is "command line", which is also who set it: say it once.
+    const std::string where = p.sources.where_line(as.at);
+    const bool quiet_via = as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == where;
+    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + " (" + where +
+                  (quiet_via ? "" : ", " + as.via) + ")");
   }
   return out;
 }
