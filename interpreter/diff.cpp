@@ -122,6 +122,7 @@ class Differ {
         const Table& t = li ? l_.run->tables[*li] : r_.run->tables[*ri];
         TableDiff td;
         td.name = t.name;
+        td.search = t.search;
         td.only = li ? DiffStatus::removed : DiffStatus::added;
         (li ? td.left_rows : td.right_rows) = t.rows.size();
         d.tables.push_back(std::move(td));
@@ -165,6 +166,7 @@ class Differ {
   TableDiff table(const Table& a, const Table& b) {
     TableDiff td;
     td.name = a.name;
+    td.search = a.search || b.search;
     td.left_rows = a.rows.size();
     td.right_rows = b.rows.size();
     td.key_names = a.key_names;

@@ -86,6 +86,7 @@ struct TableDiff {
   std::vector<ValueDiff> cells;                       // changed cells, row-major in left order
   std::size_t rows_compared = 0, cells_unchanged = 0;
   bool keys_differ = false;  // the sweeps range over different variables: rows cannot match
+  bool search = false;       // a search: its rows are the best points, so rows may come and go
   [[nodiscard]] bool differs() const;
   [[nodiscard]] std::string row_text(std::size_t row) const;  // "gpus=512"
 };

@@ -128,8 +128,8 @@ std::string side_header(const std::string& label, const std::string& preset, con
 void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
   if (t.only) {
     const bool added = *t.only == DiffStatus::added;
-    out += fmt::format("\ntable {} — only on the {} ({} rows)\n", t.name, added ? "right" : "left",
-                       added ? t.right_rows : t.left_rows);
+    out += fmt::format("\n{} {} — only on the {} ({} rows)\n", t.search ? "search" : "table", t.name,
+                       added ? "right" : "left", added ? t.right_rows : t.left_rows);
     return;
   }
   if (!t.differs()) return;
@@ -139,12 +139,12 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
     return s;
   };
   if (t.keys_differ)
-    out += fmt::format("\ntable {} — the sweeps range over different variables ({} → {}): no row can be compared\n",
-                       t.name, names(t.key_names), names(t.right_key_names));
+    out += fmt::format("\n{} {} — the sweeps range over different variables ({} → {}): no row can be compared\n",
+                       t.search ? "search" : "table", t.name, names(t.key_names), names(t.right_key_names));
   else
-    out +=
-        fmt::format("\ntable {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.name, t.rows_compared,
-                    t.rows_compared == 1 ? "" : "s", t.cells.size(), t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
+    out += fmt::format("\n{} {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.search ? "search" : "table",
+                       t.name, t.rows_compared, t.rows_compared == 1 ? "" : "s", t.cells.size(),
+                       t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
   auto rows = [&](const std::vector<std::size_t>& v) {
     std::string s;
     for (std::size_t r : v) s += (s.empty() ? "" : "; ") + t.row_text(r);
@@ -376,7 +376,7 @@ std::string format_diff_json(const DiffReport& d) {
                ", \"column\": " + json_string(t.cells[i].name) + ", " + json_value_diff(t.cells[i]) + "}";
       out += t.cells.empty() ? "]" : "\n     ]";
     }
-    out += "}";
+    out += ", \"search\": " + std::string(t.search ? "true" : "false") + "}";
   }
   out += d.tables.empty() ? "],\n" : "\n  ],\n";
   out += "  \"unchanged\": {\"results\": " + std::to_string(d.results_unchanged) +
