@@ -506,7 +506,10 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
       if (!inst.args[i] != !passed[i]) eq = false;
       else if (passed[i] && (!same_type(*inst.args[i], *passed[i]) || inst.args[i]->k != passed[i]->k)) eq = false;
     }
-    if (eq) return inst.result;
+    if (eq) {
+      call_insts_[{&e, env.inst}] = inst.id;
+      return inst.result;
+    }
   }
   if (inst_depth_ >= kMaxInstDepth) {
     error(ErrorKind::runtime_depth, e.span, "functions instantiate each other too deeply (more than 64 levels)", env);
@@ -514,17 +517,20 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   }
   std::vector<TypeP> key;
   for (const auto& t : passed) key.push_back(t ? without_hint(t) : nullptr);
-  list.push_back({key, t_pending()});
-  const std::size_t my = list.size() - 1;
+  const int id = new_instance(fn, key);
+  const std::size_t my = insts_[fn].size() - 1;
+  call_insts_[{&e, env.inst}] = id;
   Env inner;
   inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
   inner.calls = env.calls;
   inner.calls.push_back(e.span);
+  inner.inst = id;
   ++inst_depth_;
   for (std::size_t i = 0; i < params.size(); ++i) {
     TypeP t = passed[i];
     if (!t) t = expr(*params[i].default_value, inner);
     inner.slots[static_cast<std::size_t>(params[i].slot)] = t;
+    insts_[fn][my].param_types.push_back(t);
   }
   TypeP r = expr(*decl.value, inner);
   --inst_depth_;
@@ -793,15 +799,43 @@ void Checker::check_function_standalone(std::uint32_t fn) {
       if (inst.args[i] && !(passed[i] && same_type(*inst.args[i], *passed[i]))) all_default = false;
     if (all_default) return;
   }
-  insts_[fn].push_back({passed, t_pending()});
+  const int id = new_instance(fn, passed);
   const std::size_t my = insts_[fn].size() - 1;
   Env inner;
   inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
+  inner.inst = id;
+  for (std::size_t i = 0; i < decl.params.size(); ++i) {
     inner.slots[static_cast<std::size_t>(decl.params[i].slot)] =
         passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
+    insts_[fn][my].param_types.push_back(inner.slots[static_cast<std::size_t>(decl.params[i].slot)]);
+  }
   TypeP r = expr(*decl.value, inner);
   insts_[fn][my].result = r;
+}
+
+int Checker::new_instance(std::uint32_t fn, std::vector<TypeP> args) {
+  const int id = static_cast<int>(inst_ids_.size());
+  inst_ids_.emplace_back(fn, insts_[fn].size());
+  insts_[fn].push_back({std::move(args), t_pending(), id, {}});
+  return id;
+}
+
+int Checker::call_instance(const Expr& call, int caller) const {
+  auto it = call_insts_.find({&call, caller});
+  return it == call_insts_.end() ? -1 : it->second;
+}
+
+TypeP Checker::instance_result(int inst) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  return insts_[fn][pos].result;
+}
+
+TypeP Checker::instance_param(int inst, std::size_t param) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  const auto& pt = insts_[fn][pos].param_types;
+  return param < pt.size() ? pt[param] : nullptr;
 }
 
 void Checker::check_program() {

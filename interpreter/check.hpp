@@ -2,6 +2,7 @@
 // anything is evaluated, including inside function bodies (checked per argument-type signature).
 #pragma once
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -28,15 +29,26 @@ class Checker {
   [[nodiscard]] TypeP expr_type(const Expr* e) const;
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
 
+  // Instantiations, for `mls explain` (the unit of each step in a formula chain). Evaluation has
+  // no types, but following the chain from the top level recovers them exactly: a call
+  // expression checked inside instantiation `caller` (-1: top level, a global, a sweep body)
+  // took instantiation call_instance(call, caller). -1 when unknown (the call did not check).
+  [[nodiscard]] int call_instance(const Expr& call, int caller) const;
+  [[nodiscard]] TypeP instance_result(int inst) const;
+  [[nodiscard]] TypeP instance_param(int inst, std::size_t param) const;  // passed or default
+
  private:
   friend struct CheckFrame;
   struct Env {
     std::vector<TypeP> slots;
     std::vector<Span> calls;  // instantiation stack, for notes
+    int inst = -1;            // the instantiation being checked (-1: top level)
   };
   struct Inst {
     std::vector<TypeP> args;  // null: parameter not passed
     TypeP result;
+    int id = -1;                     // index into inst_ids_
+    std::vector<TypeP> param_types;  // after defaults
   };
 
   TypeP expr(Expr& e, Env& env);
@@ -57,6 +69,9 @@ class Checker {
 
   Program& p_;
   std::vector<std::vector<Inst>> insts_;  // per function
+  std::vector<std::pair<std::uint32_t, std::size_t>> inst_ids_;  // id -> (function, position)
+  std::map<std::pair<const Expr*, int>, int> call_insts_;        // (call, caller) -> id
+  int new_instance(std::uint32_t fn, std::vector<TypeP> args);
   std::unordered_map<const ShowItem*, TypeP> show_types_;
   std::unordered_map<const Expr*, TypeP> expr_types_;
   std::size_t inst_depth_ = 0;

@@ -96,14 +96,10 @@ std::string value_with_unit(const Value& v, const Display& d) {
   return s;
 }
 
-namespace {
-
 std::string via_text(const AssumptionView& a) {
   if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
   return "(" + a.via + ")";
 }
-
-}  // namespace
 
 void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent) {
   std::size_t wk = 0, wn = 0, wv = 0;

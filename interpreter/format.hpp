@@ -57,6 +57,8 @@ class Writer {
 [[nodiscard]] std::string header_text(const Column& c);
 // A value with its unit: "67.0 h", "92.4%".
 [[nodiscard]] std::string value_with_unit(const Value& v, const Display& d);
+// "(preset mlsysim)" for a `via` worth showing, "" for the unsurprising ones (stdlib, scenario).
+[[nodiscard]] std::string via_text(const AssumptionView& a);
 // Assumption lines, aligned, for text output.
 void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent);
 
