@@ -238,17 +238,13 @@ struct NotesBuilder::State {
     for (std::size_t c = 0; c < ncols; ++c) {
       if (!changed[c]) continue;
       ColSeg& cs = sg.cols[c];
-      Change ch{index, prev_cells[c], r.cells[c], {}};
       if (index == sg.begin) {
         cs.entry = true;
-        ch.key = r.key;
-        cs.entry_change = std::move(ch);
+        cs.entry_change = Change{index, prev_cells[c], r.cells[c], r.key};
         continue;
       }
-      if (cs.changes.size() < kMaxChangesPerRun) {
-        ch.key = r.key;
-        cs.changes.push_back(std::move(ch));
-      }
+      // Only the first changes are kept (for per-row notes); later ones are counted.
+      if (cs.changes.size() < kMaxChangesPerRun) cs.changes.push_back(Change{index, prev_cells[c], r.cells[c], r.key});
       ++cs.n;
     }
   }
