@@ -38,6 +38,7 @@ options:
   --threads N                 worker threads for sweeps (default: all cores)
   --max-points N              largest sweep or search allowed (default 1000000)
   --max-output BYTES          largest output allowed (default 4294967296)
+  --exact-limit N             sweeps above N points run in binary64 (default 4096)
   --help, --version
 
 exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage,
@@ -107,6 +108,18 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
         return 64;
       }
       a.max_output = static_cast<std::size_t>(n);
+    } else if (arg.rfind("--exact-limit", 0) == 0) {
+      // Sweeps with more points than this run in binary64 (default 4096); 0 forces the
+      // compiled fast path everywhere, which the tests use to compare the two engines.
+      auto v = value("--exact-limit");
+      if (!v) return 64;
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0') {
+        error = "--exact-limit expects a whole number, got '" + *v + "'";
+        return 64;
+      }
+      a.run.exact_limit = static_cast<std::size_t>(n);
     } else if (arg.rfind("--threads", 0) == 0 || arg.rfind("--max-points", 0) == 0) {
       const bool threads = arg.rfind("--threads", 0) == 0;
       auto v = value(threads ? "--threads" : "--max-points");

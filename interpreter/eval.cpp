@@ -332,11 +332,20 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     given[idx] = true;
   }
   if (tracer) tracer->enter(decl, e);
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
-    if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
-  Value r = eval(*decl.value, frame.data(), depth + 1);
-  if (tracer) tracer->leave(r);
-  return r;
+  try {
+    for (std::size_t i = 0; i < decl.params.size(); ++i)
+      if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
+    Value r = eval(*decl.value, frame.data(), depth + 1);
+    if (tracer) tracer->leave(r);
+    return r;
+  } catch (DiagnosticError& err) {
+    // An error inside a (stdlib) function also points at the calls that led there, innermost
+    // first, so the user sees which of their lines triggered it.
+    std::size_t calls = 0;
+    for (const auto& n : err.diag.notes) calls += n.text.rfind("in the call to", 0) == 0 ? 1 : 0;
+    if (calls < kMaxCallNotes) err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
+    throw;
+  }
 }
 
 }  // namespace mls

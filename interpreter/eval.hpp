@@ -14,6 +14,8 @@
 namespace mls {
 
 inline constexpr int kMaxCallDepth = 200;
+// Calls listed under a runtime error raised inside functions.
+inline constexpr std::size_t kMaxCallNotes = 6;
 
 // Observes function calls (mls explain): a formula chain with each step's value.
 class Tracer {

@@ -38,9 +38,9 @@ std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d) {
 
 // ---- Writer ---------------------------------------------------------------------------------
 
-Writer::~Writer() {
-  if (file_ && !buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), file_);
-}
+// Unflushed output is dropped: a run that fails keeps its partial text off the terminal (up to
+// one 64 KiB block), and callers flush explicitly on success.
+Writer::~Writer() = default;
 
 void Writer::put(std::string_view s) {
   written_ += s.size();

@@ -124,16 +124,27 @@ struct NotesBuilder::State {
     return memo.emplace(std::move(key), std::move(ra)).first->second;
   }
 
+  // No assumption but arithmetic approximations (the binary64 engine marks every cell) and no
+  // branch: the value is a function of the swept values alone.
+  [[nodiscard]] bool is_label(const Value& v) const {
+    for (AtomId a : p.deps.atoms(v.deps))
+      if (!p.deps.is_assumption(a) || p.deps.assumption(a).kind != AssumptionKind::approx) return false;
+    return true;
+  }
+
   void add(const Row& r, std::size_t index) {
     const RowArms& ra = arms_of(r);
     std::vector<bool> changed(ncols, false);
     if (index > 0)
       for (std::size_t c = 0; c < ncols; ++c) changed[c] = !same_cell(prev_cells[c], r.cells[c]);
-    // Boolean and string columns that flip (feasibility, binding stage) are noted as values.
+    // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
+    // cell that depends on no assumption and no branch is a pure function of the swept values
+    // (the optimizer being swept, a grid's name): a row label, not a regime, so it is skipped.
     if (value_flips.empty()) value_flips.resize(ncols);
     for (std::size_t c = 0; c < ncols; ++c) {
       const Value& v = r.cells[c];
       if (!changed[c] || (v.k != Value::K::boolean && v.k != Value::K::str)) continue;
+      if (is_label(v) && is_label(prev_cells[c])) continue;
       if (value_flips[c]++ < kMaxFlipNotesPerSite)
         notes.push_back({index, t.cols[c].name,
                          t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}), label(r.key)});

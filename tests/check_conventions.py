@@ -53,6 +53,26 @@ W8 = P8 * BPP
 T_MEM8, T_CMP8 = W8 * (1 + 6.4) / HBM_BW, O8 * 64 / (PEAK * ETA)
 EP_MSG = 8 * S * D8 * BPP
 
+# Operations (reliability, checkpoints, sustainability, economics): 512 GPUs of DGX H100 for a
+# 30-day job, Llama3_70B Adam checkpoint written at 7 GB/s.
+H = 3600.0
+M512 = 30000 / 7 / 64 * H          # node-series fleet MTBF, s
+J = 30 * 24 * H                    # job, s
+T_WRITE = 70.6e9 * 14 / 7e9        # 141.2 s
+C0, R0 = 60.0, 300.0               # ReliabilityModel defaults
+TAU0 = (2 * C0 * M512) ** 0.5      # Young at C = 60 s (preset mlsysim: checkpoint_cost fixed, young)
+FAILS = J / M512
+
+
+def daly(c, m):
+    x = c / (2 * m)
+    return (2 * c * m) ** 0.5 * (1 + x ** 0.5 / 3 + x / 9) - c if c < 2 * m else m
+
+
+def crf(r, n):
+    return r / (1 - (1 + r) ** -n)
+
+
 # convention -> (probe file, result name, {choice: expected value in the shown unit, or ERROR})
 CASES = {
     "batch": ("compute_probe.mls", "local_batch", {"global": 16, "local": 8}),
@@ -74,6 +94,19 @@ CASES = {
     "hfu": ("compute_probe.mls", "hfu_over_mfu", {"ratio_1_1": 1.1, "executed": 1.0, "palm": 4 / 3}),
     "precision_fallback": ("error_probe_fp8.mls", "a100_fp8_tflops", {"dense_peak": 312, "error": ERROR}),
     "parallel_divisibility": ("error_probe_tp3.mls", "dp", {"floor": 2, "strict": ERROR}),
+    "unknown_precision": ("error_probe_fp12.mls", "fp12_bytes", {"two_bytes": 2, "error": ERROR}),
+    "mtbf_model": ("ops_probe.mls", "mtbf_h", {"node_series": 30000 / 7 / 64, "gpu_only": 50000 / 512}),
+    "checkpoint_interval": ("ops_probe.mls", "interval_h", {"young": (2 * T_WRITE * M512) ** 0.5 / H, "daly": daly(T_WRITE, M512) / H}),
+    "checkpoint_cost": ("ops_probe.mls", "checkpoint_cost_s", {"fixed": C0, "derived": T_WRITE}),
+    "reliability_ledger": ("ops_probe.mls", "lost_h", {
+        "goodput": (C0 / TAU0 + R0 / M512) * J / H,
+        "write_plus_rollback": (J / TAU0 * T_WRITE + FAILS * TAU0 / 2) / H,
+        "write_rollback_restart": (J / TAU0 * T_WRITE + FAILS * (TAU0 / 2 + R0)) / H}),
+    "checkpoint_state": ("ops_probe.mls", "rmsprop_bytes", {"adam_or_weights": 4, "per_optimizer": 2 + 4 + 4}),
+    "energy_mfu": ("ops_probe.mls", "device_power_w", {"full_tdp": 700, "sustained": 700 * (0.3 + 0.7 * 0.4)}),
+    "embodied_carbon_charge": ("ops_probe.mls", "embodied_kg", {"explicit_whole": 1000 * 32, "amortized": 1000 * 32 * 30 / (3 * 365)}),
+    "capex_amortization": ("ops_probe.mls", "capex_usd", {"straight_line": 1e6 / 3 * 30 / 365, "capital_recovery": 1e6 * crf(0.08, 3) * 30 / 365}),
+    "unknown_unit_cost": ("error_probe_unit_cost.mls", "unit_cost_usd", {"zero": 0, "legacy_30k": 30000, "error": ERROR}),
 }
 
 

@@ -30,6 +30,8 @@ CHECKS = {
     "e2_tp_dp_split.tsv": ("scenarios/published/e2_scale_sweep.mls", ["e2"], []),
     "e2_local_batch_8.tsv": ("scenarios/published/e2_scale_sweep.mls", ["e2"], ["--use", "batch=local", "--set", "local_batch=8"]),
     "bubble_check.tsv": ("scenarios/published/bubble_check.mls", ["bubble"], []),
+    "o1_reliability.tsv": ("scenarios/published/o1_reliability.mls", ["o1"], []),
+    "o1_checkpoint.tsv": ("scenarios/published/o1_checkpoint.mls", ["ckpt_size", "ckpt_writers"], []),
 }
 
 
