@@ -253,43 +253,24 @@ Value e_pow(NativeEval& n) {
   return approx(n, std::pow(a.n.d, b.n.d), d);
 }
 
-// Erlang C: the probability that an arrival to an M/M/c queue waits, with c servers and offered
-// load a = lambda/mu < c. The terms a^k/k! overflow binary64 near c = 170, so the sum is taken in
-// log space with the log-sum-exp shift (as mlsysim's calc_queue_latency_mmc does).
+// Erlang C for the evaluator: checks the domain, then erlang_c_probability.
 Value e_erlang_c(NativeEval& n) {
   const Value& cv = n.args[0];
   const Value& av = n.args[1];
   const DepSet d = n.ev.unite(cv.deps, av.deps);
   const auto c = to_int(cv.n);
-  if (!c || *c < 1 || *c > 1'000'000)
+  if (!c || *c < 1 || *c > kErlangMaxServers)
     n.ev.fail(ErrorKind::runtime_domain, n.call.span,
               "erlang_c: servers must be a whole number from 1 to 1000000, got " + format_sig(cv.n, 8), cv.deps);
   const double a = av.n.d;
   if (a < 0)
     n.ev.fail(ErrorKind::runtime_domain, n.call.span, "erlang_c: the offered load must not be negative", av.deps);
-  const double servers = static_cast<double>(*c);
-  if (a >= servers)
+  if (a >= static_cast<double>(*c))
     n.ev.fail(ErrorKind::runtime_domain, n.call.span,
               "erlang_c: the queue is unstable (offered load " + format_sig(av.n, 6) + " >= " + std::to_string(*c) +
                   " servers): waits grow without bound",
               d);
-  if (a == 0) return approx(n, 0.0, d);
-  const double rho = a / servers;
-  const double log_a = std::log(a);
-  // log(a^k / k!) for k <= c, with log k! accumulated (std::lgamma writes a global: not thread-safe).
-  std::vector<double> log_term(static_cast<std::size_t>(*c) + 1);
-  double log_fact = 0;
-  for (std::int64_t k = 0; k <= *c; ++k) {
-    if (k > 1) log_fact += std::log(static_cast<double>(k));
-    log_term[static_cast<std::size_t>(k)] = static_cast<double>(k) * log_a - log_fact;
-  }
-  // The waiting term a^c/c! / (1 - rho); the largest term is the shift that keeps exp finite.
-  const double log_last = log_term.back() - std::log(1 - rho);
-  log_term.back() = log_last;
-  const double top = *std::max_element(log_term.begin(), log_term.end());
-  double sum = 0;
-  for (double t : log_term) sum += std::exp(t - top);
-  return approx(n, std::exp(log_last - top) / sum, d);
+  return approx(n, erlang_c_probability(*c, a), d);
 }
 
 Value e_len(NativeEval& n) {
@@ -324,6 +305,29 @@ Value e_has_field(NativeEval& n) {
 Value e_error(NativeEval& n) { n.ev.fail(ErrorKind::runtime_error, n.call.span, n.args[0].str(), n.args[0].deps); }
 
 }  // namespace
+
+// Erlang C: the probability that an arrival to an M/M/c queue waits, with c servers and offered
+// load a = lambda/mu < c. The terms a^k/k! overflow binary64 near c = 170, so the sum is taken in
+// log space with the log-sum-exp shift (as mlsysim's calc_queue_latency_mmc does).
+double erlang_c_probability(std::int64_t c, double a) {
+  if (a == 0) return 0.0;
+  const double rho = a / static_cast<double>(c);
+  const double log_a = std::log(a);
+  // log(a^k / k!) for k <= c, with log k! accumulated (std::lgamma writes a global: not thread-safe).
+  std::vector<double> log_term(static_cast<std::size_t>(c) + 1);
+  double log_fact = 0;
+  for (std::int64_t k = 0; k <= c; ++k) {
+    if (k > 1) log_fact += std::log(static_cast<double>(k));
+    log_term[static_cast<std::size_t>(k)] = static_cast<double>(k) * log_a - log_fact;
+  }
+  // The waiting term a^c/c! / (1 - rho); the largest term is the shift that keeps exp finite.
+  const double log_last = log_term.back() - std::log(1 - rho);
+  log_term.back() = log_last;
+  const double top = *std::max_element(log_term.begin(), log_term.end());
+  double sum = 0;
+  for (double t : log_term) sum += std::exp(t - top);
+  return std::exp(log_last - top) / sum;
+}
 
 const std::vector<NativeImpl>& native_table() {
   static const std::vector<NativeImpl> table = {
