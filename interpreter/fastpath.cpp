@@ -3,6 +3,7 @@
 // the same order, same error conditions), which the sweep runner verifies per signature.
 #include "fastpath.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -15,17 +16,11 @@ namespace mls::fast {
 
 namespace {
 
-enum class Op : std::uint8_t {
-  movi, mov, add, sub, mul, div, neg, pow, lt, le, gt, ge, eq, ne, not_,
-  floor, ceil, round, abs, sqrt, exp, ln, log2, log10, powf, erlang_c, max, min, clamp,
-  jz, jmp, mark, exit_if_zero, fail
-};
-
-struct Ins {
-  Op op;
-  std::uint32_t d = 0, a = 0, b = 0, c = 0;
-  std::uint32_t s = 0;  // signature slot (max/min/clamp/mark)
-  double imm = 0;
+// A branch's extent: instructions in [begin, end) run only as `cond` decides.
+struct Region {
+  std::size_t begin, end;
+  std::uint32_t cond;
+  std::uint64_t mask = 0;  // of cond (set by Compiler::masks)
 };
 
 struct CVal {
@@ -60,6 +55,11 @@ CVal constant(CVal::K k, double v) {
 
 struct Compiled {
   std::vector<Ins> code;
+  std::vector<Region> regions;
+  // Per instruction that begins a branch: the signature slots marked inside it, cleared when
+  // the branch re-decides (its condition depends on a sweep variable that changed).
+  std::vector<std::vector<std::uint32_t>> region_slots;
+  std::vector<std::uint64_t> region_mask;
   std::uint32_t nregs = 0;
   std::uint32_t nslots = 0;
   std::vector<std::string> strings;
@@ -321,6 +321,7 @@ class Compiler {
     dst.k = CVal::K::boolean;
     dst.reg = new_reg();
     // `and`: false skips; `or`: true skips. jz jumps when the register is 0 (false).
+    const std::size_t begin = c_.code.size();
     std::size_t skip_jump = 0;
     if (is_or) {
       const std::uint32_t inv = new_reg();
@@ -337,6 +338,7 @@ class Compiler {
     emit(Ins{Op::mark, 0, 0, 0, 0, slot, 0});
     store(dst, a);
     patch(end_jump);
+    c_.regions.push_back({begin, c_.code.size(), a.reg});
     return dst;
   }
 
@@ -344,6 +346,7 @@ class Compiler {
     CVal c = expr(*e.kids[0], env);
     if (c.cst) return expr(*e.kids[c.v != 0 ? 1 : 2], env);
     const std::uint32_t slot = new_slot();
+    const std::size_t begin = c_.code.size();
     const std::size_t to_else = emit(Ins{Op::jz, 0, c.reg});
     emit(Ins{Op::mark, 0, 0, 0, 0, slot, 0});
     CVal a = expr(*e.kids[1], env);
@@ -355,6 +358,7 @@ class Compiler {
     CVal b = expr(*e.kids[2], env);
     store(dst, b);
     patch(to_end);
+    c_.regions.push_back({begin, c_.code.size(), c.reg});
     return dst;
   }
 
@@ -381,6 +385,7 @@ class Compiler {
       throw Unsupported{"a match with no applicable arm"};
     }
     const std::uint32_t slot = new_slot();
+    const std::size_t begin = c_.code.size();
     std::optional<CVal> dst;
     std::vector<std::size_t> to_end;
     for (std::size_t i = 0; i < e.arms.size(); ++i) {
@@ -417,6 +422,7 @@ class Compiler {
     emit(Ins{Op::fail});  // unreachable after the checker: string matches end with `_`
     for (std::size_t j : to_end) patch(j);
     if (!dst) throw Unsupported{"an empty match"};
+    c_.regions.push_back({begin, c_.code.size(), s.reg});
     return *dst;
   }
 
@@ -526,6 +532,76 @@ class Compiler {
     return s;
   }
 
+  // Which sweep variables each instruction depends on, through data or through the branches
+  // around it. A point that changes only inner variables re-runs only what depends on them:
+  // everything else still holds the previous point's values (loop-invariant code, hoisted).
+  void masks() {
+    std::vector<std::uint64_t> reg(c_.nregs, 0);
+    for (std::size_t k = 0; k < c_.binding_shapes.size() && k < 64; ++k) seed(c_.binding_shapes[k], std::uint64_t{1} << k, reg);
+    auto& regions = c_.regions;
+    std::sort(regions.begin(), regions.end(), [](const Region& x, const Region& y) {
+      return x.begin != y.begin ? x.begin < y.begin : x.end > y.end;
+    });
+    std::vector<std::pair<std::size_t, std::uint64_t>> active;  // (end, cumulative control mask)
+    std::size_t next = 0;
+    for (std::size_t pc = 0; pc < c_.code.size(); ++pc) {
+      while (!active.empty() && active.back().first <= pc) active.pop_back();
+      while (next < regions.size() && regions[next].begin == pc) {
+        const std::uint64_t outer = active.empty() ? 0 : active.back().second;
+        regions[next].mask = outer | reg[regions[next].cond];
+        active.push_back({regions[next].end, regions[next].mask});
+        ++next;
+      }
+      Ins& i = c_.code[pc];
+      std::uint64_t m = active.empty() ? 0 : active.back().second;
+      switch (i.op) {
+        case Op::movi:
+        case Op::mark:
+        case Op::jmp:
+        case Op::clear:
+        case Op::fail: break;
+        case Op::clamp: m |= reg[i.a] | reg[i.b] | reg[i.c]; break;
+        case Op::mov:
+        case Op::neg:
+        case Op::not_:
+        case Op::floor:
+        case Op::ceil:
+        case Op::round:
+        case Op::abs:
+        case Op::sqrt:
+        case Op::exp:
+        case Op::ln:
+        case Op::log2:
+        case Op::log10:
+        case Op::jz:
+        case Op::exit_if_zero: m |= reg[i.a]; break;
+        default: m |= reg[i.a] | reg[i.b]; break;
+      }
+      i.mask = m;
+      if (i.op != Op::jz && i.op != Op::jmp && i.op != Op::mark && i.op != Op::exit_if_zero && i.op != Op::fail) reg[i.d] |= m;
+    }
+    // Slots marked inside each branch, keyed by the branch's first instruction.
+    c_.region_slots.assign(c_.code.size(), {});
+    c_.region_mask.assign(c_.code.size(), 0);
+    for (const auto& r : regions) {
+      auto& slots = c_.region_slots[r.begin];
+      for (std::size_t pc = r.begin; pc < r.end; ++pc) {
+        const Ins& i = c_.code[pc];
+        if (i.op == Op::mark || i.op == Op::max || i.op == Op::min || i.op == Op::clamp) slots.push_back(i.s);
+      }
+      c_.region_mask[r.begin] |= r.mask;
+    }
+  }
+
+  static void seed(const CVal& shape, std::uint64_t bit, std::vector<std::uint64_t>& reg) {
+    if (shape.scalar()) {
+      if (!shape.cst) reg[shape.reg] |= bit;
+      return;
+    }
+    for (const auto& [n, f] : shape.fields) seed(f, bit, reg);
+    for (const auto& it : shape.items) seed(it, bit, reg);
+  }
+
   void body(const Stmt& s, const std::vector<Value>& first_key) {
     std::vector<CVal> env(static_cast<std::size_t>(std::max(s.nslots, 1)));
     std::size_t k = 0;
@@ -569,6 +645,16 @@ class Compiler {
   std::vector<std::optional<CVal>> globals_;
   std::vector<const Stmt*> stack_;
 };
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.k != b.k) return false;
+  switch (a.k) {
+    case Value::K::num: return a.n.d == b.n.d;
+    case Value::K::boolean: return a.b == b.b;
+    case Value::K::str: return a.str() == b.str();
+    default: return a.h == b.h;  // records and lists: the same domain element
+  }
+}
 
 // Writes a binding value's leaves into the registers of its shape.
 void bind(const CVal& shape, const Value& v, const Compiled& c, std::vector<double>& r) {
@@ -614,6 +700,7 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
       for (const auto& v : d.front()) first_key.push_back(v);
     }
     comp.body(s, first_key);
+    comp.masks();
   } catch (const Unsupported& u) {
     why_not = u.why;
     return nullptr;
@@ -624,15 +711,57 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
   return sp;
 }
 
+namespace {
+
+// The instructions to run when the sweep variables in `dirty` changed: the others still hold
+// the previous point's results. Jumps stay (their conditions are unchanged when clean, so they
+// skip the same arms); a branch that re-decides first clears its signature slots (`clear`).
+std::vector<Ins> schedule(const Compiled& c, std::uint64_t dirty) {
+  const bool all = dirty == ~std::uint64_t{0};
+  std::vector<Ins> out;
+  std::vector<std::uint32_t> at(c.code.size() + 1, 0);  // old pc -> new index
+  for (std::size_t pc = 0; pc < c.code.size(); ++pc) {
+    at[pc] = static_cast<std::uint32_t>(out.size());
+    if (!c.region_slots[pc].empty() && (all || (c.region_mask[pc] & dirty))) out.push_back(Ins{Op::clear, 0, static_cast<std::uint32_t>(pc)});
+    const Ins& i = c.code[pc];
+    if (all || (i.mask & dirty) || i.op == Op::jz || i.op == Op::jmp) out.push_back(i);
+  }
+  at[c.code.size()] = static_cast<std::uint32_t>(out.size());
+  for (Ins& i : out)
+    if (i.op == Op::jz || i.op == Op::jmp) i.d = at[i.d];
+  return out;
+}
+
+}  // namespace
+
 void SweepProgram::run(const std::vector<Value>& key, PointRun& out) const {
   const Compiled& c = *c_;
-  out.regs.resize(c.nregs);
-  out.sig.assign(c.nslots, 0xff);
+  // Which sweep variables changed since the last point this worker ran (all, the first time
+  // or after a point that stopped early).
+  std::uint64_t dirty = ~std::uint64_t{0};
+  if (out.regs.size() == c.nregs && out.sig.size() == c.nslots && out.status == Status::ok && out.last_key.size() == key.size()) {
+    dirty = 0;
+    for (std::size_t k = 0; k < key.size(); ++k)
+      if (k >= 64 || !same_value(key[k], out.last_key[k])) dirty |= k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k;
+  } else {
+    out.regs.assign(c.nregs, 0);
+    out.sig.assign(c.nslots, 0xff);
+  }
+  out.last_key.assign(key.begin(), key.end());
   double* r = out.regs.data();
-  for (std::size_t k = 0; k < key.size() && k < c.binding_shapes.size(); ++k) bind(c.binding_shapes[k], key[k], c, out.regs);
+  for (std::size_t k = 0; k < key.size() && k < c.binding_shapes.size(); ++k)
+    if (dirty & (k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k)) bind(c.binding_shapes[k], key[k], c, out.regs);
   out.status = Status::ok;
-  const Ins* code = c.code.data();
-  const std::size_t n = c.code.size();
+  // Schedules are few (one per pattern of changed variables) and cached per worker.
+  const std::vector<Ins>* sched = nullptr;
+  for (const auto& [m, code] : out.schedules)
+    if (m == dirty) sched = &code;
+  if (!sched) {
+    out.schedules.emplace_back(dirty, schedule(c, dirty));
+    sched = &out.schedules.back().second;
+  }
+  const Ins* code = sched->data();
+  const std::size_t n = sched->size();
   std::size_t pc = 0;
   auto finite = [&](double x) { return std::isfinite(x); };
   while (pc < n) {
@@ -725,6 +854,9 @@ void SweepProgram::run(const std::vector<Value>& key, PointRun& out) const {
       case Op::mark: out.sig[i.s] = static_cast<std::uint8_t>(i.imm); break;
       case Op::exit_if_zero: if (r[i.a] == 0) { out.status = Status::filtered; return; } break;
       case Op::fail: out.status = Status::bail; return;
+      case Op::clear:
+        for (std::uint32_t slot : c.region_slots[i.a]) out.sig[slot] = 0xff;
+        break;
     }
   }
 }

@@ -17,15 +17,38 @@
 
 namespace mls::fast {
 
+// The register machine (fastpath.cpp compiles to it and runs it).
+enum class Op : std::uint8_t {
+  movi, mov, add, sub, mul, div, neg, pow, lt, le, gt, ge, eq, ne, not_,
+  floor, ceil, round, abs, sqrt, exp, ln, log2, log10, powf, erlang_c, max, min, clamp,
+  jz, jmp, mark, exit_if_zero, fail, clear
+};
+
+struct Ins {
+  Op op;
+  std::uint32_t d = 0, a = 0, b = 0, c = 0;
+  std::uint32_t s = 0;  // signature slot (max/min/clamp/mark)
+  double imm = 0;
+  std::uint64_t mask = 0;  // sweep variables this instruction depends on (data and control)
+};
+
 // Status of one point.
 enum class Status : std::uint8_t { ok, filtered, bail };
 
 struct Compiled;  // the register program (fastpath.cpp)
 
+// One worker's scratch state. It persists between points: registers that do not depend on
+// the sweep variables that changed keep their values (see SweepProgram::run).
 struct PointRun {
   Status status = Status::ok;
   std::vector<double> regs;
   std::vector<std::uint8_t> sig;  // arm taken at each runtime branch (0xff: not reached)
+  std::vector<Value> last_key;
+  // The runner's provenance cache for the last signature (opaque here; see run.cpp).
+  std::vector<std::uint8_t> last_sig;
+  const void* last_deps = nullptr;
+  // Per pattern of changed sweep variables: the instructions that must run (fastpath.cpp).
+  std::vector<std::pair<std::uint64_t, std::vector<Ins>>> schedules;
 };
 
 // Column / objective / condition outputs of a compiled body, as registers or constants.

@@ -36,9 +36,17 @@ std::string arms_text(const Site& s, const ArmSet& arms) {
   return out.empty() ? "(not reached)" : out;
 }
 
-// Branch arms per site of one row: site -> (per column arms, union over columns).
+// Branch arms per site of one row: per column, their union over columns, and ids that let
+// consecutive rows be compared without touching the vectors.
+struct SiteRow {
+  std::uint32_t site = 0;
+  std::vector<ArmSet> per;  // per column
+  ArmSet row_arms;          // union over columns
+  std::uint32_t per_id = 0; // equal ids <=> equal `per` (interned per site)
+};
 struct RowArms {
-  std::vector<std::pair<std::uint32_t, std::vector<ArmSet>>> sites;  // sorted by site
+  std::vector<SiteRow> sites;  // sorted by site
+  std::uint64_t id = 0;        // equal ids <=> equal rows of arms
 };
 
 struct VecHash {
@@ -61,21 +69,30 @@ struct NotesBuilder::State {
     Value from, to;
     std::vector<Value> key;
   };
-  struct ColRun {
-    bool has_site = false;  // the column depends on the site in this run
-    bool moved = false;
-    Value first;
-    std::vector<Change> changes;  // first kMaxChangesPerRun
-    std::size_t nchanges = 0;
+  // Rows between two consecutive regime boundaries (of any site). Each row's column changes are
+  // recorded once, in its segment; a site's regime is a run of segments, so per-site work is
+  // needed only where some branch changes, never on every row.
+  struct ColSeg {
+    bool entry = false;           // changed on the segment's first row (vs the row before)
+    Change entry_change;
+    std::vector<Change> changes;  // within the segment, first kMaxChangesPerRun
+    std::size_t n = 0;
+  };
+  struct Segment {
+    std::size_t begin = 0;
+    std::vector<ColSeg> cols;
   };
   struct Run {
-    std::size_t begin = 0, end = 0;  // [begin, end)
+    std::size_t begin = 0, end = 0;  // [begin, end); end set when the run closes
     ArmSet arms;
     std::vector<Value> begin_key, end_key;
-    std::vector<ColRun> cols;
+    std::vector<Value> first;        // cells on the run's first row
+    std::vector<bool> has_site;      // the column depends on the site in this run
+    std::size_t seg = 0;             // the segment starting at `begin`
   };
   struct SiteState {
     std::vector<ArmSet> prev;  // per column, previous row
+    std::uint32_t prev_id = 0;
     std::vector<Run> runs;
     std::size_t extra_runs = 0;
     std::size_t flips = 0;
@@ -83,10 +100,20 @@ struct NotesBuilder::State {
   };
   std::map<std::uint32_t, SiteState> sites;
   std::unordered_map<std::vector<DepSet>, RowArms, VecHash> memo;
-  std::vector<Value> prev_cells;
+  std::vector<DepSet> last_deps;
+  const RowArms* last_arms = nullptr;
+  std::uint64_t arms_ids = 0, prev_arms_id = 0;
+  std::map<std::uint32_t, std::map<std::vector<ArmSet>, std::uint32_t>> per_ids;
+  std::map<std::uint32_t, SiteRow> absent;
+  std::vector<Segment> segs;
+  bool segs_overflow = false;
+  std::vector<Value> prev_cells, prev_key;
   std::size_t rows = 0;
   std::vector<std::size_t> value_flips;
+  std::vector<bool> changed;  // per column, this row vs the previous one (reused)
   std::vector<Note> notes;
+
+  static constexpr std::size_t kMaxSegments = 1024;
 
   State(const Program& prog, const Table& table) : p(prog), t(table), ncols(table.cols.size()) {}
 
@@ -105,23 +132,40 @@ struct NotesBuilder::State {
   }
 
   const RowArms& arms_of(const Row& r) {
-    std::vector<DepSet> key;
-    key.reserve(ncols);
-    for (const auto& v : r.cells) key.push_back(v.deps);
-    auto it = memo.find(key);
-    if (it != memo.end()) return it->second;
+    // Consecutive rows usually share their cells' dependency sets (one branch signature).
+    bool same = last_arms != nullptr && last_deps.size() == r.cells.size();
+    for (std::size_t c = 0; same && c < r.cells.size(); ++c) same = last_deps[c] == r.cells[c].deps;
+    if (same) return *last_arms;
+    last_deps.clear();
+    for (const auto& v : r.cells) last_deps.push_back(v.deps);
+    auto it = memo.find(last_deps);
+    if (it != memo.end()) return *(last_arms = &it->second);
     std::map<std::uint32_t, std::vector<ArmSet>> m;
     for (std::size_t c = 0; c < ncols; ++c)
-      for (AtomId a : p.deps.atoms(key[c])) {
+      for (AtomId a : p.deps.atoms(last_deps[c])) {
         if (p.deps.is_assumption(a)) continue;
         auto& per = m[p.deps.atom_site(a)];
         if (per.empty()) per.resize(ncols);
         per[c].push_back(p.deps.atom_arm(a));
       }
     RowArms ra;
-    for (auto& [site, per] : m) ra.sites.emplace_back(site, std::move(per));
-    if (memo.size() > 4096) memo.clear();
-    return memo.emplace(std::move(key), std::move(ra)).first->second;
+    ra.id = ++arms_ids;
+    for (auto& [site, per] : m) {
+      SiteRow sr;
+      sr.site = site;
+      std::set<std::uint32_t> u;
+      for (const auto& a : per) u.insert(a.begin(), a.end());
+      sr.row_arms.assign(u.begin(), u.end());
+      auto& ids = per_ids[site];
+      sr.per_id = ids.emplace(per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+      sr.per = std::move(per);
+      ra.sites.push_back(std::move(sr));
+    }
+    if (memo.size() > 4096) {
+      memo.clear();
+      last_arms = nullptr;
+    }
+    return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
   }
 
   // No assumption but arithmetic approximations (the binary64 engine marks every cell) and no
@@ -132,9 +176,21 @@ struct NotesBuilder::State {
     return true;
   }
 
-  void add(const Row& r, std::size_t index) {
+  // The arms of a site on a row that did not reach it: empty, with an id of its own.
+  const SiteRow& absent_row(std::uint32_t site) {
+    auto& a = absent[site];
+    if (a.per.empty()) {
+      a.site = site;
+      a.per.resize(ncols);
+      auto& ids = per_ids[site];
+      a.per_id = ids.emplace(a.per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+    }
+    return a;
+  }
+
+  void add(Row r, std::size_t index) {
     const RowArms& ra = arms_of(r);
-    std::vector<bool> changed(ncols, false);
+    changed.assign(ncols, false);
     if (index > 0)
       for (std::size_t c = 0; c < ncols; ++c) changed[c] = !same_cell(prev_cells[c], r.cells[c]);
     // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
@@ -149,25 +205,63 @@ struct NotesBuilder::State {
         notes.push_back({index, t.cols[c].name,
                          t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}), label(r.key)});
     }
-    // Sites seen before but absent now keep their previous arms as "not reached".
-    std::set<std::uint32_t> present;
-    for (const auto& [site, per] : ra.sites) {
-      present.insert(site);
-      step(site, per, r, index, changed);
+    // Branches: only when this row's arms differ from the previous row's.
+    bool boundary = segs.empty();
+    if (ra.id != prev_arms_id) {
+      std::size_t k = 0;
+      for (auto& [site_id, st] : sites) {
+        (void)st;
+        while (k < ra.sites.size() && ra.sites[k].site < site_id) ++k;
+        if (k < ra.sites.size() && ra.sites[k].site == site_id) continue;
+        boundary |= step(site_id, absent_row(site_id), r, index);
+      }
+      for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, r, index);
+      prev_arms_id = ra.id;
     }
-    for (auto& [site, st] : sites)
-      if (!present.count(site)) step(site, std::vector<ArmSet>(ncols), r, index, changed);
-    prev_cells = r.cells;
+    record(r, index, boundary);
+    prev_cells = std::move(r.cells);
+    prev_key = std::move(r.key);
     rows = index + 1;
   }
 
-  void step(std::uint32_t site_id, const std::vector<ArmSet>& per, const Row& r, std::size_t index,
-            const std::vector<bool>& changed) {
+  // Column changes of this row, into the current segment (a new one at a regime boundary).
+  void record(const Row& r, std::size_t index, bool boundary) {
+    if (segs_overflow) return;
+    if (boundary && (segs.empty() || segs.back().begin != index)) {
+      if (segs.size() >= kMaxSegments) {
+        segs_overflow = true;
+        return;
+      }
+      segs.push_back(Segment{index, std::vector<ColSeg>(ncols)});
+    }
+    Segment& sg = segs.back();
+    for (std::size_t c = 0; c < ncols; ++c) {
+      if (!changed[c]) continue;
+      ColSeg& cs = sg.cols[c];
+      Change ch{index, prev_cells[c], r.cells[c], {}};
+      if (index == sg.begin) {
+        cs.entry = true;
+        ch.key = r.key;
+        cs.entry_change = std::move(ch);
+        continue;
+      }
+      if (cs.changes.size() < kMaxChangesPerRun) {
+        ch.key = r.key;
+        cs.changes.push_back(std::move(ch));
+      }
+      ++cs.n;
+    }
+  }
+
+  // Returns whether a new regime starts for this site at this row.
+  bool step(std::uint32_t site_id, const SiteRow& sr, const Row& r, std::size_t index) {
     SiteState& st = sites[site_id];
+    // Unchanged arms for this site (another site changed): its regime simply continues.
+    if (st.seen_prev && st.prev_id == sr.per_id && !st.runs.empty() && st.runs.back().end == 0) return false;
     const Site& site = p.deps.site(site_id);
-    if (st.prev.empty()) st.prev.resize(ncols);
+    const std::vector<ArmSet>& per = sr.per;
     // Flips: a column produced through another arm than on the previous row.
-    if (st.seen_prev) {
+    if (st.seen_prev && st.prev_id != sr.per_id) {
       std::string cols;
       std::string first_col;
       ArmSet from, to;
@@ -189,38 +283,72 @@ struct NotesBuilder::State {
         ++st.flips;
       }
     }
-    st.prev = per;
+    if (!st.seen_prev || st.prev_id != sr.per_id) {
+      st.prev = per;
+      st.prev_id = sr.per_id;
+    }
     st.seen_prev = true;
     // Regimes: maximal runs of rows with the same arms (over all columns).
-    std::set<std::uint32_t> u;
-    for (const auto& a : per) u.insert(a.begin(), a.end());
-    const ArmSet row_arms(u.begin(), u.end());
     Run* run = st.runs.empty() ? nullptr : &st.runs.back();
-    if (!run || run->arms != row_arms || run->end != index) {
-      if (st.runs.size() >= kMaxRunsPerSite) {
-        ++st.extra_runs;
-        return;
-      }
-      st.runs.push_back(Run{index, index, row_arms, r.key, r.key, std::vector<ColRun>(ncols)});
-      run = &st.runs.back();
-      for (std::size_t c = 0; c < ncols; ++c) run->cols[c].first = r.cells[c];
-    } else {
-      for (std::size_t c = 0; c < ncols; ++c) {
-        if (!changed[c]) continue;
-        ColRun& cr = run->cols[c];
-        cr.moved = true;
-        if (cr.changes.size() < kMaxChangesPerRun) cr.changes.push_back({index, prev_cells[c], r.cells[c], r.key});
-        ++cr.nchanges;
-      }
+    const bool continues = run && run->end == 0 && run->arms == sr.row_arms;
+    if (continues) {
+      for (std::size_t c = 0; c < ncols; ++c)
+        if (!per[c].empty()) run->has_site[c] = true;
+      return false;
     }
-    for (std::size_t c = 0; c < ncols; ++c)
-      if (!per[c].empty()) run->cols[c].has_site = true;
-    run->end = index + 1;
-    run->end_key = r.key;
+    if (run && run->end == 0) {
+      run->end = index;
+      run->end_key = prev_key;
+    }
+    if (st.runs.size() >= kMaxRunsPerSite) {
+      ++st.extra_runs;
+      return false;
+    }
+    Run nr;
+    nr.begin = index;
+    nr.arms = sr.row_arms;
+    nr.begin_key = r.key;
+    nr.first = r.cells;
+    nr.has_site.assign(ncols, false);
+    for (std::size_t c = 0; c < ncols; ++c) nr.has_site[c] = !per[c].empty();
+    nr.seg = segs.size();  // record() opens this segment for the row
+    if (!segs.empty() && segs.back().begin == index) nr.seg = segs.size() - 1;
+    st.runs.push_back(std::move(nr));
+    return true;
+  }
+
+  // A column's changes within a run: the segments it spans, each one's first-row change
+  // counting except the run's own first row.
+  struct RunChanges {
+    bool moved = false;
+    std::size_t n = 0;
+    std::vector<const Change*> list;
+  };
+  RunChanges changes_in(const Run& run, std::size_t c) const {
+    RunChanges rc;
+    for (std::size_t s = run.seg; s < segs.size() && segs[s].begin < run.end; ++s) {
+      const ColSeg& cs = segs[s].cols[c];
+      if (s != run.seg && cs.entry) {
+        rc.moved = true;
+        ++rc.n;
+        if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&cs.entry_change);
+      }
+      if (cs.n) rc.moved = true;
+      rc.n += cs.n;
+      for (const auto& ch : cs.changes)
+        if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&ch);
+    }
+    return rc;
   }
 
   // A column that moves within one regime but is pinned within another changes meaning.
   void drift_notes() {
+    if (segs_overflow) return;
+    for (auto& [site_id, st] : sites)
+      if (!st.runs.empty() && st.runs.back().end == 0) {
+        st.runs.back().end = rows;
+        st.runs.back().end_key = prev_key;
+      }
     for (auto& [site_id, st] : sites) {
       if (st.runs.size() < 2 || st.extra_runs > 0) continue;
       const Site& site = p.deps.site(site_id);
@@ -229,13 +357,17 @@ struct NotesBuilder::State {
         const Run& run = st.runs[ri];
         if (run.end - run.begin < 2 || run.arms.empty()) continue;
         std::vector<std::pair<std::size_t, std::string>> flagged;  // column, where it is pinned
+        std::vector<RunChanges> moves;
         for (std::size_t c = 0; c < ncols; ++c) {
-          if (!run.cols[c].has_site || !run.cols[c].moved) continue;
+          if (!run.has_site[c]) continue;
+          RunChanges rc = changes_in(run, c);
+          if (!rc.moved) continue;
           for (std::size_t rj = 0; rj < st.runs.size(); ++rj) {
             const Run& other = st.runs[rj];
             // Three rows make "pinned" evidence rather than coincidence.
-            if (rj == ri || other.end - other.begin < 3 || !other.cols[c].has_site || other.cols[c].moved) continue;
-            flagged.emplace_back(c, cell(c, other.cols[c].first) + " where it takes " + arms_text(site, other.arms));
+            if (rj == ri || other.end - other.begin < 3 || !other.has_site[c] || changes_in(other, c).moved) continue;
+            flagged.emplace_back(c, cell(c, other.first[c]) + " where it takes " + arms_text(site, other.arms));
+            moves.push_back(std::move(rc));
             break;
           }
         }
@@ -248,16 +380,17 @@ struct NotesBuilder::State {
         std::map<std::size_t, std::string> labels;
         std::size_t total = 0;
         bool truncated = false;
-        for (const auto& [c, pinned] : flagged) {
-          const ColRun& cr = run.cols[c];
-          total += cr.nchanges;
-          truncated |= cr.nchanges > cr.changes.size();
-          for (const auto& ch : cr.changes) {
-            labels[ch.row] = label(ch.key);
-            std::string& s = per_row[ch.row];
-            s += (s.empty() ? "" : ", ") + t.cols[c].name + " " + cell(c, ch.from) + " -> " + cell(c, ch.to) + " (stays " + pinned + ")";
+        for (std::size_t f = 0; f < flagged.size(); ++f) {
+          const auto& [c, pinned] = flagged[f];
+          total += moves[f].n;
+          truncated |= moves[f].n > moves[f].list.size();
+          for (const Change* ch : moves[f].list) {
+            labels[ch->row] = label(ch->key);
+            std::string& s = per_row[ch->row];
+            s += (s.empty() ? "" : ", ") + t.cols[c].name + " " + cell(c, ch->from) + " -> " + cell(c, ch->to) + " (stays " + pinned + ")";
           }
         }
+        if (per_row.empty()) continue;
         if (!truncated && per_row.size() <= kMaxChangesPerRun) {
           for (const auto& [row, text] : per_row)
             notes.push_back({row, t.cols[flagged.front().first].name, text + ": " + tail, labels[row]});
@@ -275,7 +408,7 @@ struct NotesBuilder::State {
 NotesBuilder::NotesBuilder(const Program& p, const Table& t) : s_(std::make_unique<State>(p, t)) {}
 NotesBuilder::~NotesBuilder() = default;
 
-void NotesBuilder::add(const Row& row, std::size_t index) { s_->add(row, index); }
+void NotesBuilder::add(Row row, std::size_t index) { s_->add(std::move(row), index); }
 
 std::vector<Note> NotesBuilder::finish() {
   s_->drift_notes();

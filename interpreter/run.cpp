@@ -124,6 +124,7 @@ class SweepRunner {
     std::unique_ptr<fast::SweepProgram> prog;
     if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
     t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
+    if (prog && std::getenv("MLS_DEBUG_FAST")) std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
 
     NotesBuilder notes(p_, t);
     bool begun = false;
@@ -138,12 +139,18 @@ class SweepRunner {
       sink.table_begin(t);
       begun = true;
     };
+    std::vector<DepSet> last_cell_deps;
     auto emit_row = [&](PointOut& o, std::size_t point) {
       Row row{std::move(o.key), std::move(o.cells), point};
+      // Consecutive rows mostly share their cells' deps: union only what is new.
+      last_cell_deps.resize(row.cells.size(), ~DepSet{0});
       for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
-        t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
-      if (!t.search) notes.add(row, t.row_count);
+        if (row.cells[c].deps != last_cell_deps[c]) {
+          t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
+          last_cell_deps[c] = row.cells[c].deps;
+        }
       sink.table_row(t, row);
+      if (!t.search) notes.add(std::move(row), t.row_count);
       ++t.row_count;
     };
     Progress progress(opt_.progress && total >= 20000, t.name, total);
@@ -547,9 +554,12 @@ class SweepRunner {
         a.detail = "at " + point_text(domains, index);
         o.failed.push_back(std::move(a));
       }
-    const std::string sig(run.sig.begin(), run.sig.end());
+    // The previous point of this worker usually took the same branches.
     const std::vector<DepSet>* deps = nullptr;
-    if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
+    if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    const std::string sig = deps ? std::string() : std::string(run.sig.begin(), run.sig.end());
+    if (!deps)
+      if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
     if (!deps) {
       std::lock_guard<std::mutex> lock(sig_mu_);
       if (auto it = sigs_.find(sig); it != sigs_.end()) deps = &it->second;
@@ -571,7 +581,11 @@ class SweepRunner {
       std::lock_guard<std::mutex> lock(sig_mu_);
       deps = &sigs_.emplace(sig, std::move(d)).first->second;
     }
-    local_sigs.emplace(sig, deps);
+    if (!sig.empty()) local_sigs.emplace(sig, deps);
+    if (run.last_deps != deps) {
+      run.last_sig = run.sig;
+      run.last_deps = deps;
+    }
     for (std::size_t c = 0; c < prog.cells().size(); ++c) o.cells.push_back(value_of(prog.cells()[c], (*deps)[c]));
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
     return o;

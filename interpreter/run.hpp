@@ -125,7 +125,7 @@ class NotesBuilder {
   ~NotesBuilder();
   NotesBuilder(const NotesBuilder&) = delete;
   NotesBuilder& operator=(const NotesBuilder&) = delete;
-  void add(const Row& row, std::size_t index);  // rows in table order
+  void add(Row row, std::size_t index);  // rows in table order; kept as the previous row
   [[nodiscard]] std::vector<Note> finish();
 
  private:

@@ -162,10 +162,10 @@ std::string UnitTable::base_units(const Dim& d) const {
   return den.empty() ? num : num + "/" + den;
 }
 
-DisplayUnit UnitTable::human_unit(const Dim& d, double si_value) const {
+DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
   for (const auto& [k, list] : display_) {
     if (k != d) continue;
-    const double v = std::fabs(si_value);
+    const double v = std::fabs(si_amount);
     const DisplayUnit* best = nullptr;
     double best_mag = -1;
     const DisplayUnit* smallest = nullptr;
