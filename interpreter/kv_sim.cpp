@@ -329,6 +329,8 @@ std::optional<std::string> validate(const Config& c) {
   if (c.budget_tokens < 1 || c.budget_tokens > 1'000'000'000)
     return bad("budget_tokens", "between 1 and 1e9 token slots");
   if (c.requests < 1 || c.requests > 200'000) return bad("requests", "between 1 and 200000");
+  // Skipping ahead rescans the whole queue every step: quadratic work, so a shorter trace.
+  if (c.skip_ahead && c.requests > 20'000) return bad("requests", "at most 20000 with admission \"skip\"");
   if (!(c.prompt_median >= 1 && c.prompt_median <= 1e7)) return bad("prompt_median", "between 1 and 1e7 tokens");
   if (!(c.output_median >= 1 && c.output_median <= 1e7)) return bad("output_median", "between 1 and 1e7 tokens");
   if (!(c.sigma >= 0 && c.sigma <= 4)) return bad("sigma", "between 0 and 4");
@@ -428,13 +430,13 @@ TypeP type_rule(NativeCheck& c) {
     c.error(0, ErrorKind::type_mismatch, "'kv_alloc_sim' expects a configuration record, got " + kind_word(cfg));
     return t_error();
   }
+  // One error for all missing fields, one per mistyped field, one for all unknown fields.
   bool ok = true;
+  std::string missing, unknown;
   for (const auto& spec : kInputs) {
     const TypeP* f = cfg.field(intern(spec.name));
     if (!f) {
-      c.error(0, ErrorKind::type_mismatch, std::string("the configuration has no field '") + spec.name + "'")
-          .help.push_back("kv_allocation() in stdlib/kv_cache.mls builds a complete configuration");
-      ok = false;
+      missing += (missing.empty() ? "" : ", ") + std::string(spec.name);
     } else if (!is_loose(**f) && !kind_fits(spec.kind, **f)) {
       c.error(0, ErrorKind::type_mismatch,
               std::string("field '") + spec.name + "' must be " + kind_text(spec.kind) + ", got " +
@@ -445,10 +447,16 @@ TypeP type_rule(NativeCheck& c) {
   for (const auto& [name, t] : cfg.fields) {
     const bool known = std::any_of(std::begin(kInputs), std::end(kInputs),
                                    [&](const FieldSpec& s) { return sym_name(name) == s.name; });
-    if (!known) {
-      c.error(0, ErrorKind::type_mismatch, "the configuration has an unknown field '" + sym_name(name) + "'");
-      ok = false;
-    }
+    if (!known) unknown += (unknown.empty() ? "'" : ", '") + sym_name(name) + "'";
+  }
+  if (!missing.empty()) {
+    c.error(0, ErrorKind::type_mismatch, "the configuration lacks the fields " + missing)
+        .help.push_back("kv_allocation() in stdlib/kv_cache.mls builds a complete configuration");
+    ok = false;
+  }
+  if (!unknown.empty()) {
+    c.error(0, ErrorKind::type_mismatch, "the configuration has unknown fields " + unknown);
+    ok = false;
   }
   return ok ? result : t_error();
 }
