@@ -86,12 +86,6 @@ class FirstFit {
     }
   }
 
-  [[nodiscard]] std::int64_t largest() const {
-    std::int64_t m = 0;
-    for (const auto& h : holes_) m = std::max(m, h.second);
-    return m;
-  }
-
  private:
   std::vector<std::pair<std::int64_t, std::int64_t>> holes_;
 };
@@ -217,19 +211,21 @@ class Sim {
     return c_.paged ? admit_need(r) <= free_pages_ : r.reserve <= free_tokens();
   }
 
+  // Admits in arrival order. head_frag_: the first request refused (the next in line) would fit
+  // in the free memory, just not in one piece.
   void admit(Result& out) {
-    bool frag = false;
+    head_frag_ = false;
     std::deque<std::size_t> kept;
     while (!waiting_.empty()) {
       const std::size_t id = waiting_.front();
       waiting_.pop_front();
       if (try_admit(id)) continue;
-      frag = frag || refused_by_fragmentation(reqs_[id]);
+      if (kept.empty()) head_frag_ = refused_by_fragmentation(reqs_[id]);
       kept.push_back(id);
       if (!c_.skip_ahead) break;  // head-of-line: later, smaller requests wait their turn
     }
     for (auto it = kept.rbegin(); it != kept.rend(); ++it) waiting_.push_front(*it);
-    if (frag) ++out.frag_blocked_steps;
+    if (head_frag_) ++out.frag_blocked_steps;
   }
 
   [[nodiscard]] std::int64_t used() const {
@@ -246,9 +242,11 @@ class Sim {
     s.running += n;
     s.used += u;
     s.free += free;
+    // External fragmentation: free memory left idle because the next request needs it in one
+    // piece (with equal slots, or pages, every hole is usable and this stays 0).
+    s.external += head_frag_ ? free : 0;
     if (c_.paged) {
       s.internal += c_.budget_tokens - free - u;  // the unwritten tail of each request's last page
-      s.external += free - free_pages_ * page_;   // the budget's remainder below one page
       s.saved += sharers_ > 0 ? shared_tok_ * (sharers_ - 1) : 0;
       for (std::size_t id : running_) {
         const std::int64_t e = reqs_[id].pages + shared_pages_;
@@ -261,7 +259,6 @@ class Sim {
         s.reserved += r.length - r.cur;      // held now for tokens still to come
         s.internal += r.reserve - r.length;  // held, never written
       }
-      s.external += free - alloc_.largest();
       s.entries += n;  // one contiguous slot: a single (base, length) entry
       if (n > 0) out.max_block_entries = std::max<std::int64_t>(out.max_block_entries, 1);
     }
@@ -317,6 +314,7 @@ class Sim {
   FirstFit alloc_;
   std::int64_t page_ = 1, total_pages_ = 0, free_pages_ = 0, shared_tok_ = 0, shared_pages_ = 0;
   std::int64_t sharers_ = 0, static_allocated_ = 0;
+  bool head_frag_ = false;
   std::vector<Request> reqs_;
   std::deque<std::size_t> waiting_;
   std::vector<std::size_t> running_;  // admission order: the back is the youngest
