@@ -461,6 +461,7 @@ class Compiler {
     if (name == "log2") return un(Op::log2);
     if (name == "log10") return un(Op::log10);
     if (name == "pow") return binary_op(Op::powf, args[0], args[1], CVal::K::num);
+    if (name == "erlang_c") return binary_op(Op::erlang_c, args[0], args[1], CVal::K::num);
     if (name == "len") return constant(CVal::K::num, static_cast<double>(args[0].items.size()));
     if (name == "sum") {
       CVal acc = constant(CVal::K::num, 0);
@@ -835,6 +836,17 @@ void SweepProgram::run(const std::vector<Value>& key, PointRun& out) const {
         const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
         out.sig[i.s] = take;
         r[i.d] = take == 1 ? lo : take == 2 ? hi : x;
+        break;
+      }
+      case Op::erlang_c: {
+        // The evaluator's domain checks; outside them the point bails to report the error.
+        const double servers = r[i.a], load = r[i.b];
+        if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) ||
+            load < 0 || load >= servers) {
+          out.status = Status::bail;
+          return;
+        }
+        r[i.d] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
         break;
       }
       case Op::jz: if (r[i.a] == 0) pc = i.d; break;

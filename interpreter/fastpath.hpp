@@ -20,7 +20,7 @@ namespace mls::fast {
 // The register machine (fastpath.cpp compiles to it and runs it).
 enum class Op : std::uint8_t {
   movi, mov, add, sub, mul, div, neg, pow, lt, le, gt, ge, eq, ne, not_,
-  floor, ceil, round, abs, sqrt, exp, ln, log2, log10, powf, max, min, clamp,
+  floor, ceil, round, abs, sqrt, exp, ln, log2, log10, powf, erlang_c, max, min, clamp,
   jz, jmp, mark, exit_if_zero, fail, clear
 };
 

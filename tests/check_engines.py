@@ -13,6 +13,11 @@ import json
 import subprocess
 import sys
 
+# Natives that run a whole simulation per call stay with the tree-walking evaluator by design:
+# their configuration and result records (with strings) do not flatten into registers, and the
+# simulation, not the interpretation, is the cost. Sweeps over them report that engine.
+EVALUATED_NATIVES = ("kv_alloc_sim",)
+
 
 def run(mls, path, extra):
     p = subprocess.run([mls, "run", path, "--format", "json"] + extra, capture_output=True, text=True)
@@ -46,7 +51,9 @@ def main():
             if [n["text"] for n in te["notes"]] != [n["text"] for n in tf["notes"]]:
                 print("%s: table %s: regime notes differ between engines" % (path, te["name"]))
                 bad += 1
-            if "compiled" not in tf.get("engine", ""):
+            engine = tf.get("engine", "")
+            by_design = any("native '%s'" % n in engine for n in EVALUATED_NATIVES)
+            if "compiled" not in engine and not by_design:
                 print("%s: table %s did not run compiled: %s" % (path, te["name"], tf.get("engine")))
                 bad += 1
     sys.exit(1 if bad else 0)
