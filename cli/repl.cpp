@@ -32,7 +32,7 @@ line. An input that fails changes nothing.
   :diff EXPR           EXPR under the current choices and under the defaults
   :use NAME=CHOICE     choose a convention (like the statement `use NAME = CHOICE`)
   :preset NAME         choose a preset (like `preset NAME`)
-  :conventions         every convention, its choices and the current one
+  :conventions [NAME]  every convention (or the named ones), its choices and the current one
   :units [DIMENSION]   the units of a dimension (or of a unit: `:units GB/s`); no argument: dimensions
   :load FILE           load a file's definitions and choices (its statements are not run)
   :reset               forget the inputs; reload the prelude and the loaded files from disk
@@ -50,6 +50,19 @@ bool is_name(std::string_view s) {
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    std::size_t j = i;
+    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
 }
 
 std::string trim(std::string_view s) {
@@ -95,17 +108,13 @@ class Repl {
     if (cmd == ":explain") return report(explain_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
     if (cmd == ":assumptions") return report(assumptions_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
     if (cmd == ":diff") return report(diff_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
-    if (cmd == ":conventions") {
-      out(conventions_text(s_));
-      return true;
-    }
+    if (cmd == ":conventions") return report(conventions_text(s_, words(arg), o, e));
     if (cmd == ":units") return report(units_text(s_, arg, o, e));
     if (cmd == ":use") {
-      if (arg.empty()) {
-        out(conventions_text(s_));
-        return true;
-      }
       const std::size_t eq = arg.find('=');
+      // `:use` alone lists the conventions; `:use NAME` shows that one's choices.
+      if (arg.empty() || (eq == std::string::npos && is_name(arg)))
+        return report(conventions_text(s_, words(arg), o, e));
       const std::string name = trim(arg.substr(0, eq));
       const std::string choice = eq == std::string::npos ? "" : trim(arg.substr(eq + 1));
       if (!is_name(name) || !is_name(choice)) {

@@ -50,7 +50,8 @@ struct PromptLine {
 bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err);
 bool assumptions_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err);
 bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err);
-[[nodiscard]] std::string conventions_text(ReplSession& s);
+// Every convention (or the named ones): its choices, the current one and who chose it.
+bool conventions_text(ReplSession& s, const std::vector<std::string>& names, std::string& out, std::string& err);
 bool units_text(ReplSession& s, const std::string& arg, std::string& out, std::string& err);
 
 }  // namespace mls

@@ -1,72 +1,19 @@
-// repl_inspect.cpp — the REPL's looking-glass commands: :explain (formula chain with values),
-// :assumptions, :diff (current vs default choices), :conventions and :units. A minimal version
-// of its own, built on ReplSession::probe, the Tracer hook and two Configs; it can switch to
-// interpreter/explain and interpreter/diff once those exist.
+// repl_inspect.cpp — the REPL's looking-glass commands: :explain (the formula chain, from
+// interpreter/explain), :diff (current vs default choices, from interpreter/diff with two
+// Configs of one Program), :assumptions, :conventions and :units. Each runs inside a probe, so
+// nothing it evaluates or configures outlives the command.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
-#include "../interpreter/format.hpp"
-#include "../interpreter/resolve.hpp"
+#include "../interpreter/diff.hpp"
+#include "../interpreter/explain.hpp"
 #include "../interpreter/symbols.hpp"
 #include "repl.hpp"
 
 namespace mls {
 
 namespace {
-
-constexpr std::size_t kMaxChainLines = 40;
-constexpr std::size_t kMaxCallLines = 40;
-constexpr int kMaxChainDepth = 4;
-
-// Records each user-function call of one evaluation as a tree (depth-first order).
-class CallTracer : public Tracer {
- public:
-  explicit CallTracer(const Program& p, const Checker& ck) : p_(p), ck_(ck) {}
-  void enter(const Stmt& fn, const Expr& call) override {
-    ++calls;
-    if (std::find(functions.begin(), functions.end(), &fn) == functions.end()) functions.push_back(&fn);
-    if (nodes.size() < 4 * kMaxCallLines)
-      nodes.push_back({stack.size(), compact_text(p_.sources.slice(call.span), 70), {}, ck_.call_type(&call), false});
-    stack.push_back(nodes.size() - 1);
-  }
-  void leave(const Value& result) override {
-    const std::size_t i = stack.back();
-    stack.pop_back();
-    if (i < nodes.size() && !nodes[i].done) {
-      nodes[i].result = result;
-      nodes[i].done = true;
-    }
-  }
-  struct Node {
-    std::size_t depth;
-    std::string text;
-    Value result;
-    TypeP type;
-    bool done;
-  };
-  std::vector<Node> nodes;
-  std::vector<std::size_t> stack;
-  std::vector<const Stmt*> functions;  // each called function once, in order of first call
-  std::size_t calls = 0;
-
- private:
-  const Program& p_;
-  const Checker& ck_;
-};
-
-// Globals an expression refers to, in order of first appearance.
-void globals_in(const Expr& e, std::vector<std::uint32_t>& out) {
-  if (e.kind == EK::name && e.ref.kind == RefKind::global &&
-      std::find(out.begin(), out.end(), e.ref.index) == out.end())
-    out.push_back(e.ref.index);
-  for (const auto& k : e.kids) globals_in(*k, out);
-  for (const auto& it : e.items) globals_in(*it.value, out);
-  for (const auto& w : e.with_items) globals_in(*w.value, out);
-  for (const auto& a : e.args) globals_in(*a.value, out);
-  for (const auto& arm : e.arms) globals_in(*arm.body, out);
-}
 
 std::string shown(const Program& p, const Value& v, const TypeP& t) {
   if (v.k == Value::K::list) return "(a list of " + std::to_string(v.list().items.size()) + ")";
@@ -79,84 +26,31 @@ std::string shown(const Program& p, const Value& v, const TypeP& t) {
   return "{ " + fields + " }";
 }
 
-struct ChainLine {
-  std::string text, where;
-};
-
-// name = formula = value, then the globals of the formula, indented.
-void chain(Program& p, Checker& ck, Evaluator& ev, std::uint32_t g, int depth, std::vector<std::uint32_t>& seen,
-           std::vector<ChainLine>& out) {
-  if (out.size() >= kMaxChainLines) return;
-  seen.push_back(g);
-  const GlobalDef& gd = p.globals[g];
-  const Value v = ev.global(g);
-  std::string text = std::string(2 * static_cast<std::size_t>(depth), ' ') + sym_name(gd.name) + " = ";
-  const bool literal = is_literal(*gd.stmt->value);
-  if (!literal) text += compact_text(p.sources.slice(gd.stmt->value->span), 60) + " = ";
-  text += shown(p, v, ck.global_type(g));
-  if (g < ev.config().overrides.size() && !ev.config().overrides[g].empty()) text += "  (overridden by `set`)";
-  out.push_back({text, p.sources.where_line(gd.stmt->name_span)});
-  if (literal || depth >= kMaxChainDepth) return;
-  std::vector<std::uint32_t> refs;
-  globals_in(*gd.stmt->value, refs);
-  for (std::uint32_t r : refs)
-    if (std::find(seen.begin(), seen.end(), r) == seen.end()) chain(p, ck, ev, r, depth + 1, seen, out);
-}
-
-std::string chain_text(const std::vector<ChainLine>& lines) {
-  std::size_t w = 0;
-  for (const auto& l : lines) w = std::max(w, l.text.size());
-  std::string out;
-  for (const auto& l : lines) out += fmt::format("  {:<{}}  {}\n", l.text, w, l.where);
-  if (lines.size() >= kMaxChainLines) out += "  ... (the chain goes on; :explain one of the names above)\n";
-  return out;
-}
-
 }  // namespace
 
 bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
   return s.probe(
       text, line,
       [&](const Probe& pr) {
-        Program& p = pr.prog;
-        CallTracer tracer(p, pr.ck);
-        Evaluator ev(p, pr.cfg, true);
-        ev.tracer = &tracer;
-        const Value v = ev.eval_in(pr.expr, pr.nslots);
-        ev.tracer = nullptr;
-        out = text + " = " + shown(p, v, pr.type) + "\n";
-        std::vector<ChainLine> lines;
-        std::vector<std::uint32_t> seen;
+        // A global is explained as itself (a parameter or a computed value); any other
+        // expression as a shown value, which is what the probe's statement is.
         if (pr.global) {
-          chain(p, pr.ck, ev, *pr.global, 0, seen, lines);
-        } else {
-          std::vector<std::uint32_t> refs;
-          globals_in(pr.expr, refs);
-          for (std::uint32_t g : refs) chain(p, pr.ck, ev, g, 0, seen, lines);
+          out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, RunResult{}, text, s.options()));
+          return;
         }
-        if (!lines.empty()) out += "formula chain:\n" + chain_text(lines);
-        if (!tracer.nodes.empty()) {
-          out += "calls:\n";
-          std::size_t shown_calls = 0;
-          for (const auto& n : tracer.nodes) {
-            if (shown_calls == kMaxCallLines) break;
-            ++shown_calls;
-            out += std::string(2 + 2 * n.depth, ' ') + n.text + " = " +
-                   (n.done ? shown(p, n.result, n.type ? n.type : nullptr) : std::string("?")) + "\n";
-          }
-          if (tracer.calls > shown_calls) out += fmt::format("  ... and {} more calls\n", tracer.calls - shown_calls);
-          std::vector<ChainLine> defs;
-          for (const Stmt* fn : tracer.functions) {
-            std::string params;
-            for (const auto& prm : fn->params) params += (params.empty() ? "" : ", ") + sym_name(prm.name);
-            defs.push_back(
-                {sym_name(fn->name) + "(" + params + ") = " + compact_text(p.sources.slice(fn->value->span), 70),
-                 p.sources.where_line(fn->name_span)});
-          }
-          out += "functions:\n" + chain_text(defs);
-        }
-        const std::string as = assumption_lines_text(p, deep_deps(v, p.deps), "  ");
-        out += as.empty() ? "depends on no assumption\n" : "assumptions:\n" + as;
+        const RunResult r = run_statements(pr.prog, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        if (r.results.empty())
+          throw DiagnosticError{Diagnostic{Severity::error,
+                                           ErrorKind::type_mismatch,
+                                           "nothing to explain: the value has no fields to show",
+                                           pr.expr.span,
+                                           "",
+                                           {},
+                                           {}}};
+        out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, s.options()));
+        // A record: the chain above is the same for every field; list the others.
+        for (std::size_t i = 1; i < r.results.size(); ++i)
+          out += r.results[i].name + " = " + value_text(r.results[i].value, r.results[i].display) + "\n";
       },
       err);
 }
@@ -187,78 +81,45 @@ bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std:
           if (d.message.empty()) d.message = "the default choices cannot be configured";
           throw DiagnosticError{d};
         }
-        Evaluator cur(p, pr.cfg, true);
-        Evaluator def(p, *dcfg, true);
-        const Value a = cur.eval_in(pr.expr, pr.nslots);
-        const Value b = def.eval_in(pr.expr, pr.nslots);
-        std::vector<Leaf> la, lb;
-        flatten(a, pr.type, text, la);
-        flatten(b, pr.type, text, lb);
-        std::vector<std::array<std::string, 4>> rows{{"", "current", "default", "change"}};
-        bool any = false;
-        for (std::size_t i = 0; i < la.size() && i < lb.size(); ++i) {
-          const Display d = display_of(p, la[i]);  // one unit for both sides: comparable
-          std::string change = "same";
-          if (la[i].value.k == Value::K::num) {
-            if (compare(la[i].value.n, lb[i].value.n) != 0) {
-              const double x = la[i].value.n.d, y = lb[i].value.n.d;
-              change = y == 0 ? "(default is 0)" : fmt::format("{:+.3g}%", (x - y) / std::fabs(y) * 100);
-            }
-          } else if (value_text(la[i].value, d) != value_text(lb[i].value, d)) {
-            change = "changed";
-          }
-          any = any || change != "same";
-          rows.push_back({la[i].label, value_text(la[i].value, d), value_text(lb[i].value, d), change});
-        }
-        std::array<std::size_t, 4> w{};
-        for (const auto& r : rows)
-          for (std::size_t c = 0; c < 4; ++c) w[c] = std::max(w[c], r[c].size());
-        for (const auto& r : rows) {
-          std::string l = fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}", r[0], w[0], r[1], w[1], r[2], w[2], r[3], w[3]);
-          while (!l.empty() && l.back() == ' ') l.pop_back();
-          out += l + "\n";
-        }
-        // The choices that differ from the defaults, and whether this value depends on them.
-        const DepSet deps = p.deps.unite(deep_deps(a, p.deps), deep_deps(b, p.deps));
-        std::vector<std::string> differ;
-        if (pr.cfg.preset != dcfg->preset)
-          differ.push_back("preset " + pr.cfg.preset + " (default " + dcfg->preset + ")");
-        for (std::size_t i = 0; i < p.conventions.size(); ++i) {
-          const ConvSel& x = pr.cfg.conv[i];
-          const ConvSel& y = dcfg->conv[i];
-          if (x.choice == y.choice) continue;
-          const auto& ch = p.conventions[i].stmt->choices;
-          const auto& atoms = p.deps.atoms(deps);
-          const bool used = std::find(atoms.begin(), atoms.end(), x.atom) != atoms.end() ||
-                            std::find(atoms.begin(), atoms.end(), y.atom) != atoms.end();
-          differ.push_back(sym_name(p.conventions[i].name) + " = " +
-                           sym_name(ch[static_cast<std::size_t>(x.choice)].name) + " (default " +
-                           sym_name(ch[static_cast<std::size_t>(y.choice)].name) + ")" +
-                           (used ? "" : " — not used by this value"));
-        }
-        if (differ.empty()) {
-          out +=
-              "the current choices are the defaults (preset " + dcfg->preset + ", every convention at its default)\n";
-        } else {
-          out += "choices that differ from the defaults:\n";
-          for (const auto& d : differ) out += "  " + d + "\n";
-          if (!any) out += "the value is the same under both\n";
-        }
+        // Left: the defaults; right: the session's choices — "what moved since the defaults".
+        const RunResult left = run_statements(p, pr.ck, *dcfg, s.options(), {&pr.stmt});
+        const RunResult right = run_statements(p, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        const DiffReport d = diff_runs(DiffSide{&p, &*dcfg, &left, "<repl>", "the default choices"},
+                                       DiffSide{&p, &pr.cfg, &right, "<repl>", "the current choices"});
+        out = format_diff_text(d);
+        if (!d.differs())
+          for (const auto& r : right.results) out += r.name + " = " + value_text(r.value, r.display) + " under both\n";
       },
       err);
 }
 
-std::string conventions_text(ReplSession& s) {
+bool conventions_text(ReplSession& s, const std::vector<std::string>& names, std::string& out, std::string& err) {
   Program& p = s.program();
   const Config* cfg = s.config();
-  if (!cfg) return "";
-  std::string out = "preset " + cfg->preset + " (" + cfg->preset_via + ")\n";
-  std::vector<std::size_t> order(p.conventions.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return sym_name(p.conventions[a].name) < sym_name(p.conventions[b].name);
-  });
-  if (order.empty()) out += "no conventions are declared\n";
+  if (!cfg) return false;
+  std::vector<std::size_t> order;
+  if (names.empty()) {
+    for (std::size_t i = 0; i < p.conventions.size(); ++i) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return sym_name(p.conventions[a].name) < sym_name(p.conventions[b].name);
+    });
+  }
+  for (const auto& n : names) {
+    const int ci = p.convention_index(intern(n));
+    if (ci >= 0) {
+      order.push_back(static_cast<std::size_t>(ci));
+      continue;
+    }
+    std::vector<std::string> all;
+    for (const auto& c : p.conventions) all.push_back(sym_name(c.name));
+    std::sort(all.begin(), all.end());
+    err += "error[convention.unknown]: unknown convention '" + n + "'\n";
+    const std::string near = closest(n, all);
+    if (!near.empty()) err += "  = help: did you mean '" + near + "'?\n";
+  }
+  if (!err.empty()) return false;
+  out = "preset " + cfg->preset + " (" + cfg->preset_via + ")\n";
+  if (p.conventions.empty()) out += "no conventions are declared\n";
   for (std::size_t i : order) {
     const ConventionDef& c = p.conventions[i];
     const ConvSel& sel = cfg->conv[i];
@@ -276,7 +137,7 @@ std::string conventions_text(ReplSession& s) {
       out += l + "\n";
     }
   }
-  return out;
+  return true;
 }
 
 bool units_text(ReplSession& s, const std::string& arg, std::string& out, std::string& err) {

@@ -94,15 +94,20 @@ void Checker::note_show(const ShowItem* s, TypeP t) {
   if (show_types_.insert_or_assign(s, std::move(t)).second) show_log_.push_back(s);
 }
 
-TypeP Checker::call_type(const Expr* call) const {
-  auto it = call_types_.find(call);
-  return it == call_types_.end() ? nullptr : it->second;
+void Checker::note_expr(const Expr* e, TypeP t) {
+  if (expr_types_.insert_or_assign(e, std::move(t)).second) expr_log_.push_back(e);
+}
+
+void Checker::note_call(const Expr* call, int caller, int inst) {
+  if (call_insts_.insert_or_assign({call, caller}, inst).second) call_log_.emplace_back(call, caller);
 }
 
 Checker::Mark Checker::mark() const {
   Mark m;
   for (const auto& list : insts_) m.insts.push_back(list.size());
+  m.inst_ids = inst_ids_.size();
   m.show_log = show_log_.size();
+  m.expr_log = expr_log_.size();
   m.call_log = call_log_.size();
   m.reported = reported_.size();
   return m;
@@ -111,13 +116,24 @@ Checker::Mark Checker::mark() const {
 void Checker::rollback(const Mark& m) {
   insts_.resize(m.insts.size());
   for (std::size_t f = 0; f < m.insts.size(); ++f) insts_[f].resize(m.insts[f]);
+  inst_ids_.resize(m.inst_ids);
   // Keys added after the mark belong to statements being dropped (their addresses may be reused).
   for (std::size_t i = m.show_log; i < show_log_.size(); ++i) show_types_.erase(show_log_[i]);
   show_log_.resize(m.show_log);
-  for (std::size_t i = m.call_log; i < call_log_.size(); ++i) call_types_.erase(call_log_[i]);
+  for (std::size_t i = m.expr_log; i < expr_log_.size(); ++i) expr_types_.erase(expr_log_[i]);
+  expr_log_.resize(m.expr_log);
+  for (std::size_t i = m.call_log; i < call_log_.size(); ++i) call_insts_.erase(call_log_[i]);
   call_log_.resize(m.call_log);
+  // An old call site may have been pointed at an instantiation that no longer exists.
+  for (auto it = call_insts_.begin(); it != call_insts_.end();)
+    it = it->second >= static_cast<int>(m.inst_ids) ? call_insts_.erase(it) : std::next(it);
   reported_.resize(m.reported);
   inst_depth_ = 0;
+}
+
+TypeP Checker::expr_type(const Expr* e) const {
+  auto it = expr_types_.find(e);
+  return it == expr_types_.end() ? t_error() : it->second;
 }
 
 TypeP Checker::global_type(std::uint32_t g) {
@@ -423,11 +439,7 @@ TypeP Checker::convert(Expr& e, Env& env) {
 }
 
 TypeP Checker::call(Expr& e, Env& env) {
-  if (e.ref.kind == RefKind::function) {
-    TypeP r = call_function(e, env, e.ref.index);
-    if (call_types_.insert_or_assign(&e, r).second) call_log_.push_back(&e);
-    return r;
-  }
+  if (e.ref.kind == RefKind::function) return call_function(e, env, e.ref.index);
   std::vector<TypeP> args;
   for (auto& a : e.args) args.push_back(expr(*a.value, env));
   if (e.ref.kind != RefKind::native) return t_error();
@@ -535,7 +547,10 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
       if (!inst.args[i] != !passed[i]) eq = false;
       else if (passed[i] && (!same_type(*inst.args[i], *passed[i]) || inst.args[i]->k != passed[i]->k)) eq = false;
     }
-    if (eq) return inst.result;
+    if (eq) {
+      note_call(&e, env.inst, inst.id);
+      return inst.result;
+    }
   }
   if (inst_depth_ >= kMaxInstDepth) {
     error(ErrorKind::runtime_depth, e.span, "functions instantiate each other too deeply (more than 64 levels)", env);
@@ -543,17 +558,20 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   }
   std::vector<TypeP> key;
   for (const auto& t : passed) key.push_back(t ? without_hint(t) : nullptr);
-  list.push_back({key, t_pending()});
-  const std::size_t my = list.size() - 1;
+  const int id = new_instance(fn, key);
+  const std::size_t my = insts_[fn].size() - 1;
+  note_call(&e, env.inst, id);
   Env inner;
   inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
   inner.calls = env.calls;
   inner.calls.push_back(e.span);
+  inner.inst = id;
   ++inst_depth_;
   for (std::size_t i = 0; i < params.size(); ++i) {
     TypeP t = passed[i];
     if (!t) t = expr(*params[i].default_value, inner);
     inner.slots[static_cast<std::size_t>(params[i].slot)] = t;
+    insts_[fn][my].param_types.push_back(t);
   }
   TypeP r = expr(*decl.value, inner);
   --inst_depth_;
@@ -742,6 +760,8 @@ void Checker::check_stmt(Stmt& s) {
       for (auto& it : s.shows) {
         TypeP t = expr(*it.expr, env);
         note_show(&it, t);
+        if (it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge)
+          for (auto& k : it.expr->kids) note_expr(k.get(), expr(*k, env));
         if (!is_loose(*t) && t->k != Type::K::boolean)
           error(ErrorKind::type_mismatch, it.expr->span, "assert needs a bool, got " + kind_word(*t), env);
       }
@@ -820,15 +840,43 @@ void Checker::check_function_standalone(std::uint32_t fn) {
       if (inst.args[i] && !(passed[i] && same_type(*inst.args[i], *passed[i]))) all_default = false;
     if (all_default) return;
   }
-  insts_[fn].push_back({passed, t_pending()});
+  const int id = new_instance(fn, passed);
   const std::size_t my = insts_[fn].size() - 1;
   Env inner;
   inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
+  inner.inst = id;
+  for (std::size_t i = 0; i < decl.params.size(); ++i) {
     inner.slots[static_cast<std::size_t>(decl.params[i].slot)] =
         passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
+    insts_[fn][my].param_types.push_back(inner.slots[static_cast<std::size_t>(decl.params[i].slot)]);
+  }
   TypeP r = expr(*decl.value, inner);
   insts_[fn][my].result = r;
+}
+
+int Checker::new_instance(std::uint32_t fn, std::vector<TypeP> args) {
+  const int id = static_cast<int>(inst_ids_.size());
+  inst_ids_.emplace_back(fn, insts_[fn].size());
+  insts_[fn].push_back({std::move(args), t_pending(), id, {}});
+  return id;
+}
+
+int Checker::call_instance(const Expr& call, int caller) const {
+  auto it = call_insts_.find({&call, caller});
+  return it == call_insts_.end() ? -1 : it->second;
+}
+
+TypeP Checker::instance_result(int inst) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  return insts_[fn][pos].result;
+}
+
+TypeP Checker::instance_param(int inst, std::size_t param) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  const auto& pt = insts_[fn][pos].param_types;
+  return param < pt.size() ? pt[param] : nullptr;
 }
 
 void Checker::check_program() {

@@ -2,6 +2,7 @@
 // anything is evaluated, including inside function bodies (checked per argument-type signature).
 #pragma once
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -28,30 +29,40 @@ class Checker {
 
   // Types of shown items and sweep columns, for formatting.
   [[nodiscard]] TypeP show_type(const ShowItem* s) const;
-  // Result type of a call to a user function, as last instantiated (explain shows units with it);
-  // null if the call was never checked.
-  [[nodiscard]] TypeP call_type(const Expr* call) const;
+  // Types of the operands of top-level assert comparisons (for failure messages).
+  [[nodiscard]] TypeP expr_type(const Expr* e) const;
 
   // Memo state a failed REPL input must not leave behind: instantiations found while checking
-  // it, types of its shown items and the de-duplication list of reported errors (a stale entry
-  // would silence the same error when the input is typed again).
+  // it (a stale one would answer the same call again without its error), the types of its
+  // shown items and expressions, and which instantiation each of its calls took.
   struct Mark {
     std::vector<std::size_t> insts;
-    std::size_t show_log, call_log, reported;
+    std::size_t inst_ids, show_log, expr_log, call_log, reported;
   };
   [[nodiscard]] Mark mark() const;
   void rollback(const Mark& m);
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
+
+  // Instantiations, for `mls explain` (the unit of each step in a formula chain). Evaluation has
+  // no types, but following the chain from the top level recovers them exactly: a call
+  // expression checked inside instantiation `caller` (-1: top level, a global, a sweep body)
+  // took instantiation call_instance(call, caller). -1 when unknown (the call did not check).
+  [[nodiscard]] int call_instance(const Expr& call, int caller) const;
+  [[nodiscard]] TypeP instance_result(int inst) const;
+  [[nodiscard]] TypeP instance_param(int inst, std::size_t param) const;  // passed or default
 
  private:
   friend struct CheckFrame;
   struct Env {
     std::vector<TypeP> slots;
     std::vector<Span> calls;  // instantiation stack, for notes
+    int inst = -1;            // the instantiation being checked (-1: top level)
   };
   struct Inst {
     std::vector<TypeP> args;  // null: parameter not passed
     TypeP result;
+    int id = -1;                     // index into inst_ids_
+    std::vector<TypeP> param_types;  // after defaults
   };
 
   TypeP expr(Expr& e, Env& env);
@@ -72,11 +83,18 @@ class Checker {
 
   Program& p_;
   std::vector<std::vector<Inst>> insts_;  // per function
+  std::vector<std::pair<std::uint32_t, std::size_t>> inst_ids_;  // id -> (function, position)
+  std::map<std::pair<const Expr*, int>, int> call_insts_;        // (call, caller) -> id
+  int new_instance(std::uint32_t fn, std::vector<TypeP> args);
   std::unordered_map<const ShowItem*, TypeP> show_types_;
-  std::unordered_map<const Expr*, TypeP> call_types_;
-  std::vector<const ShowItem*> show_log_;  // keys in insertion order, for rollback
-  std::vector<const Expr*> call_log_;
+  std::unordered_map<const Expr*, TypeP> expr_types_;
+  // Keys in insertion order, for rollback.
+  std::vector<const ShowItem*> show_log_;
+  std::vector<const Expr*> expr_log_;
+  std::vector<std::pair<const Expr*, int>> call_log_;
   void note_show(const ShowItem* s, TypeP t);
+  void note_expr(const Expr* e, TypeP t);
+  void note_call(const Expr* call, int caller, int inst);
   std::size_t inst_depth_ = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations
 };

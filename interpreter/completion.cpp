@@ -193,6 +193,11 @@ Completion complete_meta(ReplSession& s, std::string_view line, std::size_t colo
     keep_prefixed(out, choice_names(p, conv), line.substr(c));
     return finish(c, std::move(out));
   }
+  if (cmd == ":conventions") {
+    const std::size_t last = line.find_last_of(" \t") + 1;
+    keep_prefixed(out, convention_names(p), line.substr(last));
+    return finish(last, std::move(out));
+  }
   if (cmd == ":preset") {
     keep_prefixed(out, preset_names(p), text);
     return finish(arg, std::move(out));

@@ -38,7 +38,10 @@ struct Builder {
       auto& d = p.diags.error(ErrorKind::convention_unknown, conv_span, "unknown convention '" + conv + "'");
       const std::string near = closest(conv, names);
       if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
-      d.help.push_back("`mls conventions` lists them all");
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
+      d.help.push_back("`mls conventions` lists them with their choices");
       ok = false;
       return;
     }

@@ -64,4 +64,55 @@ bool write_atomically(const std::string& path, const std::string& data, std::str
   return true;
 }
 
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) {
+    file_ = stdout;
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path target(path_);
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    error_ = "'" + path_ + "' is a directory";
+    return;
+  }
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::random_device rd;
+  tmp_ = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()))).string();
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (!file_) error_ = "cannot create a temporary file in '" + dir.string() + "'";
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_ && file_ != stdout) abandon();
+}
+
+bool AtomicFile::commit() {
+  if (file_ == stdout) return std::fflush(stdout) == 0;
+  if (!file_) return false;
+  const bool flushed = std::fflush(file_) == 0 && !std::ferror(file_);
+  std::fclose(file_);
+  file_ = nullptr;
+  if (!flushed) {
+    error_ = "cannot write '" + tmp_ + "'";
+    std::remove(tmp_.c_str());
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp_, path_, ec);
+  if (ec) {
+    error_ = "cannot replace '" + path_ + "': " + ec.message();
+    std::remove(tmp_.c_str());
+    return false;
+  }
+  return true;
+}
+
+void AtomicFile::abandon() {
+  if (!file_ || file_ == stdout) return;
+  std::fclose(file_);
+  file_ = nullptr;
+  std::remove(tmp_.c_str());
+}
+
 }  // namespace mls

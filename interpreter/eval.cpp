@@ -19,8 +19,11 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
       out.push_back("...");
       break;
     }
-    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + " (" + p.sources.where_line(as.at) +
-                  (as.via.empty() || as.via == "stdlib" || as.via == "scenario" ? "" : ", " + as.via) + ")");
+    // A command-line value's place is "command line", which is also who set it: say it once.
+    const std::string where = p.sources.where_line(as.at);
+    const bool quiet_via = as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == where;
+    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + " (" + where +
+                  (quiet_via ? "" : ", " + as.via) + ")");
   }
   return out;
 }
@@ -137,8 +140,17 @@ Value Evaluator::eval_in(const Expr& e, int nslots) {
 Value Evaluator::global(std::uint32_t g) {
   GlobalCache& c = *globals_[g];
   std::lock_guard<std::mutex> lock(c.mu);
-  if (c.ready) return c.value;
   const GlobalDef& gd = p_.globals[g];
+  // Literal globals are assumptions, not steps of a formula: the tracer does not see them.
+  const bool traced = tracer && !gd.literal;
+  if (c.ready) {
+    if (traced) {
+      tracer->enter_global(g, true);
+      tracer->leave(c.value);
+    }
+    return c.value;
+  }
+  if (traced) tracer->enter_global(g, false);
   const auto& ovs = cfg_.overrides[g];
   // A whole-value override replaces the definition; field overrides apply on top, in order.
   std::size_t first = 0;
@@ -169,6 +181,7 @@ Value Evaluator::global(std::uint32_t g) {
   }
   c.value = v;
   c.ready = true;
+  if (traced) tracer->leave(v);
   return v;
 }
 
@@ -332,11 +345,21 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     given[idx] = true;
   }
   if (tracer) tracer->enter(decl, e);
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
-    if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
-  Value r = eval(*decl.value, frame.data(), depth + 1);
-  if (tracer) tracer->leave(r);
-  return r;
+  try {
+    for (std::size_t i = 0; i < decl.params.size(); ++i)
+      if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
+    if (tracer) tracer->bound(decl, frame.data());
+    Value r = eval(*decl.value, frame.data(), depth + 1);
+    if (tracer) tracer->leave(r);
+    return r;
+  } catch (DiagnosticError& err) {
+    // An error inside a (stdlib) function also points at the calls that led there, innermost
+    // first, so the user sees which of their lines triggered it.
+    std::size_t calls = 0;
+    for (const auto& n : err.diag.notes) calls += n.text.rfind("in the call to", 0) == 0 ? 1 : 0;
+    if (calls < kMaxCallNotes) err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
+    throw;
+  }
 }
 
 }  // namespace mls

@@ -124,12 +124,17 @@ bool Program::load_prelude() {
     const bool ub = std::string_view(b->name) == "stdlib/units.mls";
     return ua > ub;
   });
+  // Declare every prelude file before resolving any, so that stdlib files may use each
+  // other's names in any order (declarations are order-independent across files).
+  const std::size_t first = modules.size();
   for (const EmbeddedFile* f : files) {
     const FileId id = sources.add(f->name, std::string(f->text, f->size), true);
     loaded_paths_.push_back(f->name);
-    Module m = parse_module(sources, id, diags);
-    add_module(std::move(m), false);
+    modules.push_back(parse_module(sources, id, diags));
+    declare_units(modules.back());
+    declare(modules.back());
   }
+  for (std::size_t i = first; i < modules.size(); ++i) resolve_module(*this, modules[i]);
   loading_stdlib = false;
   check_natives_declared(*this);
   return !diags.has_errors();

@@ -183,6 +183,7 @@ void ReplSession::explain_failure(std::size_t first_diag) {
       if (auto at = h.find(cli); at != std::string::npos) h.replace(at, cli.size(), "`:conventions`");
     }
     if (d.kind == ErrorKind::name_unknown && d.message == "unknown name 'ans'") {
+      d.help.clear();  // a did-you-mean ('abs') would only distract
       d.help.push_back("`ans` is the last answer; nothing has been shown yet");
     } else if (d.kind == ErrorKind::name_duplicate && d.message.find("is already defined") != std::string::npos) {
       // At the prompt the file-oriented advice is wrong: say what can be redefined and how to
@@ -311,6 +312,11 @@ bool ReplSession::define_ans(const ShowItem& item) {
   // later `:use` like every other formula (and `:explain ans`, `:diff ans` work). It is declared
   // under a hidden name first — `ans * 2` must refer to the previous answer — then aliased.
   Program& p = s_->prog;
+  // A bare global name (`x`, or `ans` itself): `ans` is that global, no copy needed.
+  if (item.expr->kind == EK::name && item.expr->ref.kind == RefKind::global) {
+    p.scope[intern("ans")] = Decl{RefKind::global, item.expr->ref.index, item.expr->span};
+    return true;
+  }
   const SourceFile& src = p.sources.get(item.expr->span.file);
   const std::uint32_t line = src.shown_line(src.locate(item.expr->span.begin).line);
   const FileId f =
@@ -451,12 +457,13 @@ bool ReplSession::probe(const std::string& text, std::uint32_t first_line,
                   "expected one expression");
     return give_up();
   }
-  if (!p.add_module(std::move(m), false)) return give_up();
+  // A main statement (for the probe's duration), so that it can be run and explained like one.
+  if (!p.add_module(std::move(m), true)) return give_up();
   Stmt& stmt = p.modules.back().stmts[0];
   s_->ck.check_stmt(stmt);
   if (p.diags.has_errors() || !ensure_config()) return give_up();
   const ShowItem& item = stmt.shows[0];
-  Probe pr{p, s_->ck, *cfg_, *item.expr, stmt.nslots, s_->ck.show_type(&item), std::nullopt};
+  Probe pr{p, s_->ck, *cfg_, stmt, *item.expr, stmt.nslots, s_->ck.show_type(&item), std::nullopt};
   if (item.expr->kind == EK::name && item.expr->ref.kind == RefKind::global) pr.global = item.expr->ref.index;
   try {
     inspect(pr);

@@ -41,6 +41,7 @@ struct Probe {
   Program& prog;
   Checker& ck;
   const Config& cfg;  // the session's current choices
+  Stmt& stmt;         // `show EXPR`, among the main statements until the probe ends
   const Expr& expr;
   int nslots = 0;
   TypeP type;

@@ -113,7 +113,7 @@ def completion(t):
     t.key("Tab")
     t.wait_prompt_line("mls> repl_checkpoint_gap", "a name completed by Tab")
     t.key("Enter")
-    t.wait_for("= 180 min", "the completed name evaluated")
+    t.wait_for("\n= 3 h\n", "the completed name evaluated")
     t.ready()
     t.send("repl_node.ps")
     t.key("Tab")
