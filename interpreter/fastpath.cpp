@@ -646,16 +646,6 @@ class Compiler {
   std::vector<const Stmt*> stack_;
 };
 
-bool same_value(const Value& a, const Value& b) {
-  if (a.k != b.k) return false;
-  switch (a.k) {
-    case Value::K::num: return a.n.d == b.n.d;
-    case Value::K::boolean: return a.b == b.b;
-    case Value::K::str: return a.str() == b.str();
-    default: return a.h == b.h;  // records and lists: the same domain element
-  }
-}
-
 // Writes a binding value's leaves into the registers of its shape.
 void bind(const CVal& shape, const Value& v, const Compiled& c, std::vector<double>& r) {
   switch (shape.k) {
@@ -734,20 +724,16 @@ std::vector<Ins> schedule(const Compiled& c, std::uint64_t dirty) {
 
 }  // namespace
 
-void SweepProgram::run(const std::vector<Value>& key, PointRun& out) const {
+void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const {
   const Compiled& c = *c_;
-  // Which sweep variables changed since the last point this worker ran (all, the first time
-  // or after a point that stopped early).
-  std::uint64_t dirty = ~std::uint64_t{0};
-  if (out.regs.size() == c.nregs && out.sig.size() == c.nslots && out.status == Status::ok && out.last_key.size() == key.size()) {
-    dirty = 0;
-    for (std::size_t k = 0; k < key.size(); ++k)
-      if (k >= 64 || !same_value(key[k], out.last_key[k])) dirty |= k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k;
-  } else {
+  // Everything runs the first time and after a point that stopped early; otherwise only what
+  // depends on the key positions that changed since this worker's previous point.
+  std::uint64_t dirty = changed;
+  if (out.regs.size() != c.nregs || out.sig.size() != c.nslots || out.status != Status::ok) {
+    dirty = ~std::uint64_t{0};
     out.regs.assign(c.nregs, 0);
     out.sig.assign(c.nslots, 0xff);
   }
-  out.last_key.assign(key.begin(), key.end());
   double* r = out.regs.data();
   for (std::size_t k = 0; k < key.size() && k < c.binding_shapes.size(); ++k)
     if (dirty & (k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k)) bind(c.binding_shapes[k], key[k], c, out.regs);

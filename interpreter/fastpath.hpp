@@ -43,7 +43,7 @@ struct PointRun {
   Status status = Status::ok;
   std::vector<double> regs;
   std::vector<std::uint8_t> sig;  // arm taken at each runtime branch (0xff: not reached)
-  std::vector<Value> last_key;
+  std::vector<std::size_t> last_pick;  // the runner's domain indices of the previous point
   // The runner's provenance cache for the last signature (opaque here; see run.cpp).
   std::vector<std::uint8_t> last_sig;
   const void* last_deps = nullptr;
@@ -72,8 +72,9 @@ class SweepProgram {
                                                const std::vector<std::vector<std::vector<Value>>>& domains,
                                                std::string& why_not);
 
-  // Binds the sweep variables of one point (values as produced by the domain lists).
-  void run(const std::vector<Value>& key, PointRun& out) const;
+  // Runs one point. `key` holds the sweep variables' values; `changed` flags the key positions
+  // (bit k = key[k]) that differ from the previous point this PointRun ran.
+  void run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const;
 
   [[nodiscard]] const std::vector<Slot>& cells() const;       // one per shown column
   [[nodiscard]] const std::vector<Slot>& objectives() const;  // maximize/minimize/pareto

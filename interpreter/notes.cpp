@@ -102,7 +102,10 @@ struct NotesBuilder::State {
   std::unordered_map<std::vector<DepSet>, RowArms, VecHash> memo;
   std::vector<DepSet> last_deps;
   const RowArms* last_arms = nullptr;
-  std::uint64_t arms_ids = 0, prev_arms_id = 0;
+  const RowArms* prev_arms = nullptr;  // the previous row's (stable until the memo is cleared)
+  std::map<std::vector<std::pair<std::uint32_t, std::uint32_t>>, std::uint64_t> content_ids;
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, const SiteRow*>>> transitions;
+  std::uint64_t prev_arms_id = 0;
   std::map<std::uint32_t, std::map<std::vector<ArmSet>, std::uint32_t>> per_ids;
   std::map<std::uint32_t, SiteRow> absent;
   std::vector<Segment> segs;
@@ -149,7 +152,7 @@ struct NotesBuilder::State {
         per[c].push_back(p.deps.atom_arm(a));
       }
     RowArms ra;
-    ra.id = ++arms_ids;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> content;  // (site, per_id)
     for (auto& [site, per] : m) {
       SiteRow sr;
       sr.site = site;
@@ -159,11 +162,16 @@ struct NotesBuilder::State {
       auto& ids = per_ids[site];
       sr.per_id = ids.emplace(per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
       sr.per = std::move(per);
+      content.emplace_back(site, sr.per_id);
       ra.sites.push_back(std::move(sr));
     }
+    // Rows whose branches agree share an id, whatever else differs in their deps.
+    ra.id = content_ids.emplace(content, content_ids.size() + 1).first->second;
     if (memo.size() > 4096) {
       memo.clear();
+      transitions.clear();
       last_arms = nullptr;
+      prev_arms = nullptr;
     }
     return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
   }
@@ -208,20 +216,50 @@ struct NotesBuilder::State {
     // Branches: only when this row's arms differ from the previous row's.
     bool boundary = segs.empty();
     if (ra.id != prev_arms_id) {
-      std::size_t k = 0;
-      for (auto& [site_id, st] : sites) {
-        (void)st;
-        while (k < ra.sites.size() && ra.sites[k].site < site_id) ++k;
-        if (k < ra.sites.size() && ra.sites[k].site == site_id) continue;
-        boundary |= step(site_id, absent_row(site_id), r, index);
+      if (prev_arms) {
+        // Only the sites whose arms differ between the two rows can flip or start a regime.
+        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, r, index);
+      } else {
+        std::size_t k = 0;
+        for (auto& [site_id, st] : sites) {
+          (void)st;
+          while (k < ra.sites.size() && ra.sites[k].site < site_id) ++k;
+          if (k < ra.sites.size() && ra.sites[k].site == site_id) continue;
+          boundary |= step(site_id, absent_row(site_id), r, index);
+        }
+        for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, r, index);
       }
-      for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, r, index);
       prev_arms_id = ra.id;
+      prev_arms = &ra;
     }
     record(r, index, boundary);
     prev_cells = std::move(r.cells);
     prev_key = std::move(r.key);
     rows = index + 1;
+  }
+
+  // The sites whose arms differ from one row of arms to the next (cached per pair of ids).
+  using Transition = std::vector<std::pair<std::uint32_t, const SiteRow*>>;
+  const Transition& transition(const RowArms& from, const RowArms& to) {
+    const std::uint64_t key = (from.id << 32) | to.id;
+    auto it = transitions.find(key);
+    if (it != transitions.end()) return it->second;
+    Transition tr;
+    std::size_t i = 0, j = 0;
+    while (i < from.sites.size() || j < to.sites.size()) {
+      if (j == to.sites.size() || (i < from.sites.size() && from.sites[i].site < to.sites[j].site)) {
+        tr.emplace_back(from.sites[i].site, &absent_row(from.sites[i].site));  // no longer reached
+        ++i;
+      } else if (i == from.sites.size() || to.sites[j].site < from.sites[i].site) {
+        tr.emplace_back(to.sites[j].site, &to.sites[j]);  // newly reached
+        ++j;
+      } else {
+        if (from.sites[i].per_id != to.sites[j].per_id) tr.emplace_back(to.sites[j].site, &to.sites[j]);
+        ++i;
+        ++j;
+      }
+    }
+    return transitions.emplace(key, std::move(tr)).first->second;
   }
 
   // Column changes of this row, into the current segment (a new one at a regime boundary).

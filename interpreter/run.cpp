@@ -98,6 +98,7 @@ class SweepRunner {
         total *= n;
       }
     }
+    for (const auto& b : s_.bindings) key_width_ += b.names.size();
     for (const auto& item : s_.body) {
       if (item.kind == BK::show)
         for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
@@ -295,8 +296,10 @@ class SweepRunner {
         cv.notify_all();
       }
     };
+    // threads - 1 workers: the calling thread consumes rows in order and, while the next chunk
+    // is not ready, computes chunks itself, so `threads` cores stay busy.
     std::vector<std::thread> pool;
-    for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
+    for (unsigned i = 0; i + 1 < threads; ++i) pool.emplace_back(worker);
     auto halt = [&] {
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -306,6 +309,9 @@ class SweepRunner {
       for (auto& th : pool) th.join();
       pool.clear();
     };
+    fast::PointRun own_scratch;
+    std::unordered_map<std::string, const std::vector<DepSet>*> own_sigs;
+    Chunk own;
     try {
       std::vector<PointOut> outs;
       for (std::size_t c = 0; c < nchunks; ++c) {
@@ -313,7 +319,23 @@ class SweepRunner {
         {
           std::unique_lock<std::mutex> lock(mu);
           Chunk& slot = slots[c % window];
-          cv.wait(lock, [&] { return slot.ready; });
+          while (!slot.ready) {
+            // Help: claim the next unclaimed chunk if its slot is free, else wait.
+            std::size_t claim = next.load();
+            if (claim < nchunks && claim < consumed + window && next.compare_exchange_strong(claim, claim + 1)) {
+              lock.unlock();
+              compute(claim, own, own_scratch, own_sigs);
+              lock.lock();
+              Chunk& dst = slots[claim % window];
+              std::swap(dst.outs, own.outs);
+              dst.error = std::move(own.error);
+              own.error.reset();
+              dst.ready = true;
+              cv.notify_all();
+              continue;
+            }
+            cv.wait(lock, [&] { return slot.ready || (next.load() < nchunks && next.load() < consumed + window); });
+          }
           std::swap(outs, slot.outs);
           error = std::move(slot.error);
           slot.error.reset();
@@ -449,13 +471,21 @@ class SweepRunner {
   }
 
   std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
-    // Cartesian product, first binding outermost (itertools.product order).
-    std::vector<std::size_t> pick(domains.size());
+    std::vector<std::size_t> pick;
+    return key_of(domains, index, pick);
+  }
+
+  // Cartesian product, first binding outermost (itertools.product order); `pick` receives the
+  // element chosen from each binding's domain.
+  std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+                            std::vector<std::size_t>& pick) const {
+    pick.resize(domains.size());
     for (std::size_t b = domains.size(); b-- > 0;) {
       pick[b] = index % domains[b].size();
       index /= domains[b].size();
     }
     std::vector<Value> key;
+    key.reserve(key_width_);
     for (std::size_t b = 0; b < domains.size(); ++b)
       for (const auto& v : domains[b][pick[b]]) key.push_back(v);
     return key;
@@ -524,8 +554,21 @@ class SweepRunner {
                       std::size_t index, fast::PointRun& run,
                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
     PointOut o;
-    o.key = key_of(domains, index);
-    prog.run(o.key, run);
+    std::vector<std::size_t> pick;
+    o.key = key_of(domains, index, pick);
+    // Which key positions changed since this worker's previous point: compiled code that
+    // depends on none of them is not re-run.
+    std::uint64_t changed = 0;
+    if (run.last_pick.size() != pick.size()) {
+      changed = ~std::uint64_t{0};
+    } else {
+      std::size_t k = 0;
+      for (std::size_t b = 0; b < pick.size(); ++b)
+        for (std::size_t i = 0; i < domains[b][pick[b]].size(); ++i, ++k)
+          if (pick[b] != run.last_pick[b]) changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
+    }
+    run.last_pick = std::move(pick);
+    prog.run(o.key, changed, run);
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
@@ -586,6 +629,7 @@ class SweepRunner {
       run.last_sig = run.sig;
       run.last_deps = deps;
     }
+    o.cells.reserve(prog.cells().size() + 1);
     for (std::size_t c = 0; c < prog.cells().size(); ++c) o.cells.push_back(value_of(prog.cells()[c], (*deps)[c]));
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
     return o;
@@ -598,6 +642,7 @@ class SweepRunner {
   const Stmt& s_;
   bool has_subject_ = false;
   std::string fallback_reason_;
+  std::size_t key_width_ = 0;  // values per sweep point (zip bindings contribute several)
   std::mutex sig_mu_;
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
