@@ -15,11 +15,13 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
+  std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
   std::vector<std::string> positional;  // command first
 };
 
 int emit(const Args& a, const std::string& text);
+int io_error(const std::string& message);
 int report(Session& s);
 Selection selection_of(const Args& a);
 

@@ -2,6 +2,7 @@
 // Exit codes (documented in README.md): 0 ok, 1 assertion failed / differences found,
 // 64 usage, 65 input error, 66 input missing, 70 internal error, 73 cannot write output.
 #include <cstdio>
+#include <unistd.h>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -36,6 +37,8 @@ options:
   --out FILE                  write the output to FILE (atomically) instead of stdout
   --threads N                 worker threads for sweeps (default: all cores)
   --max-points N              largest sweep or search allowed (default 1000000)
+  --max-output BYTES          largest output allowed (default 4294967296)
+  --exact-limit N             sweeps above N points run in binary64 (default 4096)
   --help, --version
 
 exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage,
@@ -95,6 +98,28 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       auto v = value("--out");
       if (!v) return 64;
       a.out = *v;
+    } else if (arg.rfind("--max-output", 0) == 0) {
+      auto v = value("--max-output");
+      if (!v) return 64;
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || n == 0) {
+        error = "--max-output expects a positive number of bytes, got '" + *v + "'";
+        return 64;
+      }
+      a.max_output = static_cast<std::size_t>(n);
+    } else if (arg.rfind("--exact-limit", 0) == 0) {
+      // Sweeps with more points than this run in binary64 (default 4096); 0 forces the
+      // compiled fast path everywhere, which the tests use to compare the two engines.
+      auto v = value("--exact-limit");
+      if (!v) return 64;
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0') {
+        error = "--exact-limit expects a whole number, got '" + *v + "'";
+        return 64;
+      }
+      a.run.exact_limit = static_cast<std::size_t>(n);
     } else if (arg.rfind("--threads", 0) == 0 || arg.rfind("--max-points", 0) == 0) {
       const bool threads = arg.rfind("--threads", 0) == 0;
       auto v = value(threads ? "--threads" : "--max-points");
@@ -116,6 +141,34 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
   }
   return 0;
 }
+
+int io_error(const std::string& message) {
+  const ErrorKindInfo& k = info(ErrorKind::io_write);
+  std::fprintf(stderr, "mls: error[%s]: %s\n", k.code, message.c_str());
+  return k.exit_code;
+}
+
+namespace {
+// Forwards a run to the formatter and remembers whether an assert failed (exit code 1).
+class AssertWatch : public RunSink {
+ public:
+  AssertWatch(RunSink& inner, bool& failed) : in_(inner), failed_(failed) {}
+  void begin(const RunResult& h) override { in_.begin(h); }
+  void result(const Shown& s) override { in_.result(s); }
+  void table_begin(const Table& t) override { in_.table_begin(t); }
+  void table_row(const Table& t, const Row& r) override { in_.table_row(t, r); }
+  void table_end(const Table& t) override { in_.table_end(t); }
+  void assertion(const AssertOutcome& a) override {
+    if (!a.ok) failed_ = true;
+    in_.assertion(a);
+  }
+  void end() override { in_.end(); }
+
+ private:
+  RunSink& in_;
+  bool& failed_;
+};
+}  // namespace
 
 int emit(const Args& a, const std::string& text) {
   if (!a.out.empty()) {
@@ -152,21 +205,32 @@ int cmd_run(const Args& a) {
   if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
     return usage_error("--format must be text, json, csv or md, got '" + a.format + "'");
   if (a.presets.size() > 1) return usage_error("run takes one --preset (diff takes two)");
+  if (a.positional[1].empty()) return usage_error("run expects a FILE");
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
-  auto r = execute(s, selection_of(a), a.run);
-  if (!r) return report(s);
-  std::string text;
-  if (a.format == "json") text = format_json(s.prog, *r, file);
-  else if (a.format == "csv") text = format_csv(s.prog, *r);
-  else if (a.format == "md") text = format_markdown(s.prog, *r, file);
-  else text = format_text(s.prog, *r, file);
-  if (!check_output_size(s, text.size(), a.run)) return report(s);
-  if (const int rc = emit(a, text)) return rc;
-  for (const auto& as : r->asserts)
-    if (!as.ok) return info(ErrorKind::assert_failed).exit_code;
-  return 0;
+  auto cfg = configure(s.prog, s.ck, selection_of(a));
+  if (!cfg || s.prog.diags.has_errors()) return report(s);
+  // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
+  RunOptions opt = a.run;
+  opt.progress = ::isatty(2) != 0;
+  AtomicFile out(a.out);
+  if (!out.ok()) return io_error(out.error());
+  RunResult summary;
+  bool failed_assert = false;
+  try {
+    Writer w(out.file(), a.max_output);
+    auto sink = make_formatter(a.format, s.prog, w, file);
+    AssertWatch watch(*sink, failed_assert);
+    run_program(s.prog, s.ck, *cfg, opt, watch);
+    w.flush();
+  } catch (DiagnosticError& e) {
+    out.abandon();
+    s.prog.diags.add(std::move(e.diag));
+    return report(s);
+  }
+  if (!out.commit()) return io_error(out.error());
+  return failed_assert ? info(ErrorKind::assert_failed).exit_code : 0;
 }
 
 int cmd_check(const Args& a) {

@@ -935,7 +935,7 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
   return m;
 }
 
-Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete) {
+Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete, bool final) {
   Module m;
   m.file = file;
   incomplete = false;
@@ -949,7 +949,7 @@ Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& inc
     auto r = run<tao::pegtl::seq<g::repl_item, g::opt_sep>>(f, pos, st);
     if (r.failed) {
       // Lua's trick: an error exactly at the end of the input means "keep reading".
-      if (r.error_pos >= end && r.message.find("nesting") == std::string::npos) {
+      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos) {
         incomplete = true;
         m.stmts.clear();
         return m;

@@ -167,6 +167,9 @@ struct Stmt {
   bool has_params = false;
   std::vector<Param> params;
   ExprP value;
+  // False for the REPL's `ans`, a copy of a shown expression: `512` typed at the prompt is an
+  // answer, not a parameter, so its literals create no assumptions.
+  bool literals_are_assumptions = true;
   int nslots = 0;
   // use
   Sym choice = kNoSym;

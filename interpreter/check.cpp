@@ -119,6 +119,52 @@ TypeP Checker::show_type(const ShowItem* s) const {
   return it == show_types_.end() ? t_error() : it->second;
 }
 
+void Checker::note_show(const ShowItem* s, TypeP t) {
+  if (show_types_.insert_or_assign(s, std::move(t)).second) show_log_.push_back(s);
+}
+
+void Checker::note_expr(const Expr* e, TypeP t) {
+  if (expr_types_.insert_or_assign(e, std::move(t)).second) expr_log_.push_back(e);
+}
+
+void Checker::note_call(const Expr* call, int caller, int inst) {
+  if (call_insts_.insert_or_assign({call, caller}, inst).second) call_log_.emplace_back(call, caller);
+}
+
+Checker::Mark Checker::mark() const {
+  Mark m;
+  for (const auto& list : insts_) m.insts.push_back(list.size());
+  m.inst_ids = inst_ids_.size();
+  m.show_log = show_log_.size();
+  m.expr_log = expr_log_.size();
+  m.call_log = call_log_.size();
+  m.reported = reported_.size();
+  return m;
+}
+
+void Checker::rollback(const Mark& m) {
+  insts_.resize(m.insts.size());
+  for (std::size_t f = 0; f < m.insts.size(); ++f) insts_[f].resize(m.insts[f]);
+  inst_ids_.resize(m.inst_ids);
+  // Keys added after the mark belong to statements being dropped (their addresses may be reused).
+  for (std::size_t i = m.show_log; i < show_log_.size(); ++i) show_types_.erase(show_log_[i]);
+  show_log_.resize(m.show_log);
+  for (std::size_t i = m.expr_log; i < expr_log_.size(); ++i) expr_types_.erase(expr_log_[i]);
+  expr_log_.resize(m.expr_log);
+  for (std::size_t i = m.call_log; i < call_log_.size(); ++i) call_insts_.erase(call_log_[i]);
+  call_log_.resize(m.call_log);
+  // An old call site may have been pointed at an instantiation that no longer exists.
+  for (auto it = call_insts_.begin(); it != call_insts_.end();)
+    it = it->second >= static_cast<int>(m.inst_ids) ? call_insts_.erase(it) : std::next(it);
+  reported_.resize(m.reported);
+  inst_depth_ = 0;
+}
+
+TypeP Checker::expr_type(const Expr* e) const {
+  auto it = expr_types_.find(e);
+  return it == expr_types_.end() ? t_error() : it->second;
+}
+
 TypeP Checker::global_type(std::uint32_t g) {
   GlobalDef& gd = p_.globals[g];
   if (gd.check_state == 2) return gd.type;
@@ -556,6 +602,7 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
     }
     if (eq) {
       if (inst.active) inst.recursed = true;  // a recursive call: its result is provisional
+      note_call(&e, env.inst, inst.id);
       return inst.result;
     }
   }
@@ -577,19 +624,22 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   }
   std::vector<TypeP> key;
   for (const auto& t : passed) key.push_back(t ? without_hint(t) : nullptr);
-  list.push_back({key, t_pending()});
-  inst_log_.push_back(fn);
-  const std::size_t my = list.size() - 1;
+  const int id = new_instance(fn, key);
+  const std::size_t my = insts_[fn].size() - 1;
+  note_call(&e, env.inst, id);
   ++inst_depth_;
   TypeP r = check_instance(fn, my, [&] {
     Env inner;
     inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
     inner.calls = env.calls;
     inner.calls.push_back(e.span);
+    inner.inst = id;
+    insts_[fn][my].param_types.clear();
     for (std::size_t i = 0; i < params.size(); ++i) {
       TypeP t = passed[i];
       if (!t) t = expr(*params[i].default_value, inner);
       inner.slots[static_cast<std::size_t>(params[i].slot)] = t;
+      insts_[fn][my].param_types.push_back(t);
     }
     return expr(*decl.value, inner);
   });
@@ -603,14 +653,9 @@ TypeP Checker::check_instance(std::uint32_t fn, std::size_t my, const std::funct
   // until it no longer changes is what catches `f(n - 1) + 1 GB` in a function of Time, and
   // gives `{a: f(n - 1).a}` its real type instead of showing an unchecked number.
   constexpr int kMaxPasses = 8;
-  const std::size_t log_mark = inst_log_.size();
-  ++open_instances_;
-  struct Close {
-    Checker& c;
-    ~Close() {
-      if (--c.open_instances_ == 0) c.inst_log_.clear();  // nothing left to roll back
-    }
-  } close{*this};
+  // What a pass adds (instantiations, call records, expression types) can be undone: the
+  // REPL's rollback, from just after this instantiation was made.
+  const Mark before_pass = mark();
   for (int n = 1;; ++n) {
     insts_[fn][my].active = true;
     insts_[fn][my].recursed = false;
@@ -629,10 +674,9 @@ TypeP Checker::check_instance(std::uint32_t fn, std::size_t my, const std::funct
     }
     // Instantiations made during this pass may have used the provisional result: drop them, so
     // the next pass checks them again with the new one. (Repeated messages are shown once.)
-    while (inst_log_.size() > log_mark) {
-      insts_[inst_log_.back()].pop_back();
-      inst_log_.pop_back();
-    }
+    const std::size_t depth = inst_depth_;
+    rollback(before_pass);
+    inst_depth_ = depth;
   }
 }
 
@@ -726,7 +770,7 @@ TypeP Checker::expr(Expr& e, Env& env) {
 void Checker::show_items(std::vector<ShowItem>& items, Env& env, bool scalar_only) {
   for (auto& it : items) {
     TypeP t = expr(*it.expr, env);
-    show_types_[&it] = t;
+    note_show(&it, t);
     if (is_loose(*t)) continue;
     const bool scalar = t->k == Type::K::num || t->k == Type::K::boolean || t->k == Type::K::str;
     if (scalar || (!scalar_only && t->k == Type::K::record)) continue;
@@ -827,7 +871,9 @@ void Checker::check_stmt(Stmt& s) {
     case SK::assert_:
       for (auto& it : s.shows) {
         TypeP t = expr(*it.expr, env);
-        show_types_[&it] = t;
+        note_show(&it, t);
+        if (it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge)
+          for (auto& k : it.expr->kids) note_expr(k.get(), expr(*k, env));
         if (!is_loose(*t) && t->k != Type::K::boolean)
           error(ErrorKind::type_mismatch, it.expr->span, "assert needs a bool, got " + kind_word(*t), env);
       }
@@ -906,28 +952,60 @@ void Checker::check_function_standalone(std::uint32_t fn) {
       if (inst.args[i] && !(passed[i] && same_type(*inst.args[i], *passed[i]))) all_default = false;
     if (all_default) return;
   }
-  insts_[fn].push_back({passed, t_pending()});
-  inst_log_.push_back(fn);
+  const int id = new_instance(fn, passed);
   const std::size_t my = insts_[fn].size() - 1;
   ++inst_depth_;
   (void)check_instance(fn, my, [&] {
     Env inner;
     inner.slots.assign(static_cast<std::size_t>(decl.nslots), t_error());
-    for (std::size_t i = 0; i < decl.params.size(); ++i)
+    inner.inst = id;
+    insts_[fn][my].param_types.clear();
+    for (std::size_t i = 0; i < decl.params.size(); ++i) {
       inner.slots[static_cast<std::size_t>(decl.params[i].slot)] =
           passed[i] ? passed[i] : expr(*decl.params[i].default_value, inner);
+      insts_[fn][my].param_types.push_back(inner.slots[static_cast<std::size_t>(decl.params[i].slot)]);
+    }
     return expr(*decl.value, inner);
   });
   --inst_depth_;
 }
 
+int Checker::new_instance(std::uint32_t fn, std::vector<TypeP> args) {
+  const int id = static_cast<int>(inst_ids_.size());
+  inst_ids_.emplace_back(fn, insts_[fn].size());
+  insts_[fn].push_back({std::move(args), t_pending(), id, {}});
+  return id;
+}
+
+int Checker::call_instance(const Expr& call, int caller) const {
+  auto it = call_insts_.find({&call, caller});
+  return it == call_insts_.end() ? -1 : it->second;
+}
+
+TypeP Checker::instance_result(int inst) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  return insts_[fn][pos].result;
+}
+
+TypeP Checker::instance_param(int inst, std::size_t param) const {
+  if (inst < 0 || static_cast<std::size_t>(inst) >= inst_ids_.size()) return nullptr;
+  const auto [fn, pos] = inst_ids_[static_cast<std::size_t>(inst)];
+  const auto& pt = insts_[fn][pos].param_types;
+  return param < pt.size() ? pt[param] : nullptr;
+}
+
 void Checker::check_program() {
-  for (std::uint32_t g = 0; g < p_.globals.size(); ++g) (void)global_type(g);
-  for (std::uint32_t f = 0; f < p_.functions.size(); ++f) check_function_standalone(f);
+  check_added(0, 0, 0);
   for (Stmt* s : p_.main_stmts) check_stmt(*s);
+}
+
+void Checker::check_added(std::size_t first_global, std::size_t first_function, std::size_t first_preset) {
+  for (auto g = static_cast<std::uint32_t>(first_global); g < p_.globals.size(); ++g) (void)global_type(g);
+  for (auto f = static_cast<std::uint32_t>(first_function); f < p_.functions.size(); ++f) check_function_standalone(f);
   // Preset `set` items are checked like scenario ones.
-  for (const auto& pr : p_.presets)
-    for (auto& it : pr.stmt->items)
+  for (std::size_t i = first_preset; i < p_.presets.size(); ++i)
+    for (auto& it : p_.presets[i].stmt->items)
       if (it.kind == SK::set) check_override(it.path, it.name_span, *it.value, 0);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -23,19 +24,46 @@ class Checker {
   // Type of a command-line or preset `set` value against its target; reports mismatches.
   void check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots);
 
+  // REPL: checks globals, functions and preset `set` items declared from these indices on (what
+  // check_program does for a whole program); the new statements go through check_stmt.
+  void check_added(std::size_t first_global, std::size_t first_function, std::size_t first_preset);
+
   // Types of shown items and sweep columns, for formatting.
   [[nodiscard]] TypeP show_type(const ShowItem* s) const;
+  // Types of the operands of top-level assert comparisons (for failure messages).
+  [[nodiscard]] TypeP expr_type(const Expr* e) const;
+
+  // Memo state a failed REPL input must not leave behind: instantiations found while checking
+  // it (a stale one would answer the same call again without its error), the types of its
+  // shown items and expressions, and which instantiation each of its calls took.
+  struct Mark {
+    std::vector<std::size_t> insts;
+    std::size_t inst_ids, show_log, expr_log, call_log, reported;
+  };
+  [[nodiscard]] Mark mark() const;
+  void rollback(const Mark& m);
   [[nodiscard]] std::optional<ResolvedUnit> resolve_unit(const UnitExpr& u, bool report = true);
+
+  // Instantiations, for `mls explain` (the unit of each step in a formula chain). Evaluation has
+  // no types, but following the chain from the top level recovers them exactly: a call
+  // expression checked inside instantiation `caller` (-1: top level, a global, a sweep body)
+  // took instantiation call_instance(call, caller). -1 when unknown (the call did not check).
+  [[nodiscard]] int call_instance(const Expr& call, int caller) const;
+  [[nodiscard]] TypeP instance_result(int inst) const;
+  [[nodiscard]] TypeP instance_param(int inst, std::size_t param) const;  // passed or default
 
  private:
   friend struct CheckFrame;
   struct Env {
     std::vector<TypeP> slots;
     std::vector<Span> calls;  // instantiation stack, for notes
+    int inst = -1;            // the instantiation being checked (-1: top level)
   };
   struct Inst {
     std::vector<TypeP> args;  // null: parameter not passed
     TypeP result;
+    int id = -1;                     // index into inst_ids_
+    std::vector<TypeP> param_types;  // after defaults
     bool active = false;    // its body is being checked now
     bool recursed = false;  // a call inside the body reached it again and got a provisional result
   };
@@ -61,11 +89,20 @@ class Checker {
 
   Program& p_;
   std::vector<std::vector<Inst>> insts_;  // per function
+  std::vector<std::pair<std::uint32_t, std::size_t>> inst_ids_;  // id -> (function, position)
+  std::map<std::pair<const Expr*, int>, int> call_insts_;        // (call, caller) -> id
+  int new_instance(std::uint32_t fn, std::vector<TypeP> args);
   std::unordered_map<const ShowItem*, TypeP> show_types_;
+  std::unordered_map<const Expr*, TypeP> expr_types_;
+  // Keys in insertion order, for rollback.
+  std::vector<const ShowItem*> show_log_;
+  std::vector<const Expr*> expr_log_;
+  std::vector<std::pair<const Expr*, int>> call_log_;
+  void note_show(const ShowItem* s, TypeP t);
+  void note_expr(const Expr* e, TypeP t);
+  void note_call(const Expr* call, int caller, int inst);
   std::size_t inst_depth_ = 0;
   std::size_t inst_count_ = 0;   // instantiations made so far (bounded: see check.cpp)
-  std::vector<std::uint32_t> inst_log_;  // function of each instantiation made, in order
-  std::size_t open_instances_ = 0;       // check_instance calls in progress
   std::vector<std::uint32_t> global_stack_;  // globals being checked (for cycle messages)
   std::size_t nesting_ = 0;      // expr() recursion, summed over instantiations
   bool too_deep_reported_ = false;

@@ -38,7 +38,10 @@ struct Builder {
       auto& d = p.diags.error(ErrorKind::convention_unknown, conv_span, "unknown convention '" + conv + "'");
       const std::string near = closest(conv, names);
       if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
-      d.help.push_back("`mls conventions` lists them all");
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
+      d.help.push_back("`mls conventions` lists them with their choices");
       ok = false;
       return;
     }
@@ -134,7 +137,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   std::string via = "default";
   Span preset_at;
   for (Stmt* s : p.main_stmts)
-    if (s->kind == SK::preset_select) {
+    if (s->kind == SK::preset_select && sel.scenario_choices) {
       preset = sym_name(s->name);
       via = "scenario";
       preset_at = s->name_span;
@@ -155,7 +158,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   b.cfg.preset_via = via;
   // The scenario's own choices.
   for (Stmt* s : p.main_stmts) {
-    if (s->kind == SK::use) b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
+    if (s->kind == SK::use && sel.scenario_choices) b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
     if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, "scenario");
   }
   // The command line wins.

@@ -38,6 +38,9 @@ struct Selection {
   std::optional<std::string> preset;
   std::vector<std::pair<std::string, std::string>> uses;  // NAME=CHOICE
   std::vector<std::pair<std::string, std::string>> sets;  // NAME=VALUE (mls expression text)
+  // False: ignore the scenario's `preset NAME` and `use` statements (its `set`s still apply).
+  // The REPL's `:diff` compares the session's choices with these defaults.
+  bool scenario_choices = true;
 };
 
 inline constexpr const char* kDefaultPreset = "mls";

@@ -119,7 +119,7 @@ void excerpt(std::string& out, const Sources& src, Span s, const std::string& la
   const SourceFile& f = src.get(s.file);
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
-  const std::string num = std::to_string(lc.line);
+  const std::string num = std::to_string(f.shown_line(lc.line));
   const std::string gutter(num.size(), ' ');
   // Multi-line spans are clipped to their first line.
   const LineView v = view_line(line, lc.col - 1, s.end > s.begin ? s.end - s.begin : 0);
@@ -142,7 +142,7 @@ void secondary(std::string& out, const Sources& src, Span primary, Span s, const
   const SourceFile& f = src.get(s.file);
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
-  const std::string gutter(std::to_string(lc.line).size(), ' ');
+  const std::string gutter(std::to_string(f.shown_line(lc.line)).size(), ' ');
   const std::size_t p0 = f.locate(primary.begin).col - 1;
   const LineView pv = view_line(line, p0, 0);
   const LineView v = view_line(line, lc.col - 1, s.end > s.begin ? s.end - s.begin : 0);

@@ -50,10 +50,13 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
       out.push_back("...");
       break;
     }
-    std::string where = assumption_place(p.sources, as);
-    if (!as.via.empty() && as.via != "stdlib" && as.via != "scenario" && as.via != "arithmetic")
-      where += (where.empty() ? "" : ", ") + as.via;
-    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + (where.empty() ? "" : " (" + where + ")"));
+    // A command-line value's place is "command line", which is also who set it: say it once;
+    // an approximation of the arithmetic has no place.
+    const std::string where = assumption_place(p.sources, as);
+    const bool quiet_via = as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == "arithmetic" || as.via == where;
+    std::string place = where;
+    if (!quiet_via) place += (place.empty() ? "" : ", ") + as.via;
+    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + (place.empty() ? "" : " (" + place + ")"));
   }
   return out;
 }
@@ -198,8 +201,17 @@ Value Evaluator::eval_in(const Expr& e, int nslots) {
 Value Evaluator::global(std::uint32_t g) {
   GlobalCache& c = *globals_[g];
   std::lock_guard<std::mutex> lock(c.mu);
-  if (c.ready) return c.value;
   const GlobalDef& gd = p_.globals[g];
+  // Literal globals are assumptions, not steps of a formula: the tracer does not see them.
+  const bool traced = tracer && !gd.literal;
+  if (c.ready) {
+    if (traced) {
+      tracer->enter_global(g, true);
+      tracer->leave(c.value);
+    }
+    return c.value;
+  }
+  if (traced) tracer->enter_global(g, false);
   const auto& ovs = cfg_.overrides[g];
   // A whole-value override replaces the definition; field overrides apply on top, in order.
   std::size_t first = 0;
@@ -230,6 +242,7 @@ Value Evaluator::global(std::uint32_t g) {
   }
   c.value = v;
   c.ready = true;
+  if (traced) tracer->leave(v);
   return v;
 }
 
@@ -408,11 +421,27 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     CallScope& operator=(const CallScope&) = delete;
   } call_scope(&e);
   if (tracer) tracer->enter(decl, e);
-  for (std::size_t i = 0; i < decl.params.size(); ++i)
-    if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
-  Value r = eval(*decl.value, frame.data(), depth + 1);
-  if (tracer) tracer->leave(r);
-  return r;
+  try {
+    for (std::size_t i = 0; i < decl.params.size(); ++i)
+      if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
+    if (tracer) tracer->bound(decl, frame.data());
+    Value r = eval(*decl.value, frame.data(), depth + 1);
+    if (tracer) tracer->leave(r);
+    return r;
+  } catch (DiagnosticError& err) {
+    // An error inside a (stdlib) function also points at the calls that led there, innermost
+    // first, so the user sees which of their lines triggered it.
+    // A recursive function passes the same call many times: it is noted once.
+    std::size_t calls = 0;
+    bool seen = false;
+    for (const auto& n : err.diag.notes) {
+      const bool call_note = n.text.rfind("in the call to", 0) == 0;
+      calls += call_note ? 1 : 0;
+      seen = seen || (call_note && n.span.file == e.span.file && n.span.begin == e.span.begin && n.span.end == e.span.end);
+    }
+    if (calls < kMaxCallNotes && !seen) err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
+    throw;
+  }
 }
 
 }  // namespace mls

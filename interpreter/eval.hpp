@@ -21,12 +21,25 @@ inline constexpr int kMaxEvalDepth = 20000;
 // Evaluation steps allowed for one evaluation (a shown value, an assert, one sweep point, one
 // global): stops runaway recursion such as `f(n - 1) + f(n - 1)` with an error, not a hang.
 inline constexpr std::uint64_t kMaxSteps = 10'000'000;
+// Calls listed under a runtime error raised inside functions.
+inline constexpr std::size_t kMaxCallNotes = 6;
 
 // Observes function calls (mls explain): a formula chain with each step's value.
+// Every enter/enter_global is matched by one leave, also for a global read from the cache.
 class Tracer {
  public:
   virtual ~Tracer() = default;
   virtual void enter(const Stmt& fn, const Expr& call) = 0;
+  // The callee's frame once parameters (passed and defaulted) are bound; valid until leave.
+  virtual void bound(const Stmt& fn, const Value* frame) {
+    (void)fn;
+    (void)frame;
+  }
+  // A non-literal global is evaluated (cached: false) or read again (cached: true).
+  virtual void enter_global(std::uint32_t g, bool cached) {
+    (void)g;
+    (void)cached;
+  }
   virtual void leave(const Value& result) = 0;
 };
 

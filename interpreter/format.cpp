@@ -1,11 +1,10 @@
-// format.cpp — text, JSON, CSV and Markdown renderings of a run. Text is for people (aligned,
+// format.cpp — text, JSON, CSV and Markdown formatters. Text is for people (aligned columns,
 // assumptions under each number, notes under each table); JSON is the stable contract.
 #include "format.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -37,11 +36,37 @@ std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d) {
   return out;
 }
 
-DepSet column_deps(Program& p, const Table& t, std::size_t c) {
-  DepSet d = 0;
-  for (const auto& r : t.rows) d = p.deps.unite(d, r.cells[c].deps);
-  return d;
+// ---- Writer ---------------------------------------------------------------------------------
+
+// Unflushed output is dropped: a run that fails keeps its partial text off the terminal (up to
+// one 64 KiB block), and callers flush explicitly on success.
+Writer::~Writer() = default;
+
+void Writer::put(std::string_view s) {
+  written_ += s.size();
+  if (written_ > limit_) {
+    Diagnostic d;
+    d.kind = ErrorKind::limit_output;
+    d.message = "the output exceeds " + std::to_string(limit_) + " bytes";
+    d.help.push_back("raise the cap with --max-output BYTES, or narrow the sweep");
+    throw DiagnosticError{d};
+  }
+  if (into_) {
+    into_->append(s);
+    return;
+  }
+  buf_.append(s);
+  if (buf_.size() >= (1u << 16)) flush();
 }
+
+void Writer::flush() {
+  if (!file_ || buf_.empty()) return;
+  std::fwrite(buf_.data(), 1, buf_.size(), file_);
+  buf_.clear();
+  std::fflush(file_);
+}
+
+// ---- shared helpers ---------------------------------------------------------------------------
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -65,9 +90,11 @@ std::string json_number(const Num& n) { return format_json(n.d); }
 
 std::string header_text(const Column& c) { return c.display.unit.empty() ? c.name : c.name + " [" + c.display.unit + "]"; }
 
-std::string cell_text(const Value& v, const Display& d) { return format_value(v, d); }
-
-namespace {
+std::string value_with_unit(const Value& v, const Display& d) {
+  std::string s = format_value(v, d);
+  if (v.k == Value::K::num && !d.unit.empty()) s += (d.unit == "%" ? "" : " ") + d.unit;
+  return s;
+}
 
 std::string via_text(const AssumptionView& a) {
   if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
@@ -84,125 +111,149 @@ void assumption_block(std::string& out, const std::vector<AssumptionView>& as, c
   for (const auto& a : as) {
     std::string value = a.value;
     if (!via_text(a).empty()) value += " " + via_text(a);
-    out += indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += "\n";
+    std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
   }
-}
-
-std::string value_with_unit(const Value& v, const Display& d) {
-  std::string s = format_value(v, d);
-  if (v.k == Value::K::num && !d.unit.empty()) s += (d.unit == "%" ? "" : " ") + d.unit;
-  return s;
-}
-
-bool is_numeric(const Value& v) { return v.k == Value::K::num; }
-
-void table_text(std::string& out, Program& p, const Table& t) {
-  out += "\n" + std::string(t.search ? "search " : "table ") + t.name;
-  if (t.search) {
-    out += fmt::format(" — {}; {} points evaluated, {} infeasible, {} filtered; best {} shown\n", t.objective, t.evaluated,
-                       t.infeasible, t.filtered, t.rows.size());
-  } else {
-    out += fmt::format(" — {} row{}", t.rows.size(), t.rows.size() == 1 ? "" : "s");
-    if (t.filtered) out += fmt::format(", {} filtered out", t.filtered);
-    if (t.infeasible) out += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
-    out += "\n";
-  }
-  std::vector<std::string> heads;
-  std::vector<std::size_t> width;
-  for (const auto& c : t.cols) {
-    heads.push_back(header_text(c));
-    width.push_back(heads.back().size());
-  }
-  std::vector<std::vector<std::string>> cells(t.rows.size());
-  for (std::size_t r = 0; r < t.rows.size(); ++r)
-    for (std::size_t c = 0; c < t.cols.size(); ++c) {
-      cells[r].push_back(format_value(t.rows[r].cells[c], t.cols[c].display));
-      width[c] = std::max(width[c], cells[r].back().size());
-    }
-  std::vector<bool> right(t.cols.size(), true);
-  for (std::size_t c = 0; c < t.cols.size(); ++c)
-    if (!t.rows.empty() && !is_numeric(t.rows[0].cells[c])) right[c] = false;
-  auto line = [&](const std::vector<std::string>& v) {
-    std::string s = "  ";
-    for (std::size_t c = 0; c < v.size(); ++c) {
-      if (c) s += "  ";
-      s += right[c] ? fmt::format("{:>{}}", v[c], width[c]) : fmt::format("{:<{}}", v[c], width[c]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s + "\n";
-  };
-  line(heads);
-  std::vector<std::string> rule;
-  for (std::size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& r : cells) line(r);
-  // Assumptions once per column, grouping columns that share the same list.
-  std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
-  for (std::size_t c = 0; c < t.cols.size(); ++c) {
-    auto as = assumptions_of(p, column_deps(p, t, c));
-    if (as.empty()) continue;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
-    if (it == groups.end()) groups.push_back({as, {t.cols[c].name}});
-    else it->second.push_back(t.cols[c].name);
-  }
-  if (!groups.empty()) out += "  assumptions:\n";
-  for (const auto& [as, cols] : groups) {
-    std::string names;
-    for (const auto& c : cols) names += (names.empty() ? "" : ", ") + c;
-    out += "    " + names + ":\n";
-    assumption_block(out, as, "      ");
-  }
-  if (!t.notes.empty()) out += "  notes:\n";
-  for (const auto& n : t.notes) {
-    std::string key;
-    for (std::size_t k = 0; k < t.key_names.size(); ++k)
-      key += (key.empty() ? "" : ", ") + t.key_names[k] + "=" + format_value(t.rows[n.row].key[k], {});
-    out += "    row " + std::to_string(n.row + 1) + " (" + key + "): " + n.text + "\n";
-  }
-}
-
-}  // namespace
-
-std::string format_text(Program& p, const RunResult& r, const std::string& file) {
-  std::string out = "mls " + std::string(kVersion) + " · " + file + " · preset " + r.preset;
-  out += r.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + r.preset_via + ")\n";
-  for (const auto& item : r.order) {
-    switch (item.k) {
-      case RunResult::Item::K::result: {
-        const Shown& s = r.results[item.index];
-        out += "\n" + s.name + " = " + value_with_unit(s.value, s.display) + "\n";
-        assumption_block(out, assumptions_of(p, s.value.deps), "    ");
-        break;
-      }
-      case RunResult::Item::K::table: table_text(out, p, r.tables[item.index]); break;
-      case RunResult::Item::K::assertion: break;
-    }
-  }
-  std::size_t failed = 0;
-  for (const auto& a : r.asserts) {
-    if (a.ok) continue;
-    ++failed;
-    out += "\nassertion failed: " + a.text + (a.message.empty() ? "" : " — " + a.message) + "  (" + p.sources.where_col(a.span) + ")\n";
-    if (!a.detail.empty()) out += "    " + a.detail + "\n";
-  }
-  if (!r.asserts.empty())
-    out += fmt::format("\n{} of {} assertion{} passed\n", r.asserts.size() - failed, r.asserts.size(), r.asserts.size() == 1 ? "" : "s");
-  return out;
 }
 
 namespace {
 
-void json_assumptions(std::string& out, const std::vector<AssumptionView>& as) {
-  out += "[";
+std::string table_counts(const Table& t) {
+  if (t.search)
+    return fmt::format("{}; {} point{} evaluated, {} infeasible, {} filtered; best {} shown", t.objective, t.evaluated,
+                       t.evaluated == 1 ? "" : "s", t.infeasible, t.filtered, t.row_count);
+  std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
+  if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
+  if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  return s;
+}
+
+// ---- text -----------------------------------------------------------------------------------
+
+class TextSink : public RunSink {
+ public:
+  TextSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+
+  void begin(const RunResult& h) override {
+    std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
+    s += h.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + h.preset_via + ")\n";
+    w_.put(s);
+  }
+  void result(const Shown& sh) override {
+    std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
+    assumption_block(s, assumptions_of(p_, sh.value.deps), "    ");
+    w_.put(s);
+  }
+  void table_begin(const Table& t) override {
+    w_.put("\n" + std::string(t.search ? "search " : "table ") + t.name + "\n");
+    heads_.clear();
+    width_.clear();
+    right_.assign(t.cols.size(), true);
+    pending_.clear();
+    started_ = false;
+    for (const auto& c : t.cols) {
+      heads_.push_back(header_text(c));
+      width_.push_back(heads_.back().size());
+    }
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::vector<std::string> cells;
+    for (std::size_t c = 0; c < t.cols.size(); ++c) cells.push_back(format_value(r.cells[c], t.cols[c].display));
+    if (started_) {
+      line(cells);
+      return;
+    }
+    // Column widths come from the header and the first rows; later rows keep them.
+    if (pending_.empty())
+      for (std::size_t c = 0; c < t.cols.size(); ++c)
+        if (r.cells[c].k != Value::K::num) right_[c] = false;
+    for (std::size_t c = 0; c < cells.size(); ++c) width_[c] = std::max(width_[c], cells[c].size());
+    pending_.push_back(std::move(cells));
+    if (pending_.size() >= kWidthRows) start();
+  }
+  void table_end(const Table& t) override {
+    start();
+    std::string s = "  (" + table_counts(t) + ")\n";
+    // Assumptions once per column, grouping columns that share the same list.
+    std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
+    for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
+      auto as = assumptions_of(p_, t.col_deps[c]);
+      if (as.empty()) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
+      if (it == groups.end()) groups.push_back({as, {t.cols[c].name}});
+      else it->second.push_back(t.cols[c].name);
+    }
+    if (!groups.empty()) s += "  assumptions:\n";
+    for (const auto& [as, cols] : groups) {
+      std::string names;
+      for (const auto& c : cols) names += (names.empty() ? "" : ", ") + c;
+      s += "    " + names + ":\n";
+      assumption_block(s, as, "      ");
+    }
+    if (!t.notes.empty()) s += "  notes:\n";
+    for (const auto& n : t.notes) s += "    row " + std::to_string(n.row + 1) + " (" + n.key + "): " + n.text + "\n";
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome& a) override {
+    ++asserts_;
+    if (a.ok) return;
+    ++failed_;
+    std::string s = "\nassertion failed: " + a.text + (a.message.empty() ? "" : " — " + a.message) + "  (" +
+                    p_.sources.where_col(a.span) + ")\n";
+    if (!a.detail.empty()) s += "    " + a.detail + "\n";
+    w_.put(s);
+  }
+  void end() override {
+    if (asserts_)
+      w_.put(fmt::format("\n{} of {} assertion{} passed\n", asserts_ - failed_, asserts_, asserts_ == 1 ? "" : "s"));
+  }
+
+ private:
+  static constexpr std::size_t kWidthRows = 1000;
+
+  void start() {
+    if (started_) return;
+    started_ = true;
+    line(heads_);
+    std::vector<std::string> rule;
+    for (std::size_t w : width_) rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const auto& r : pending_) line(r);
+    pending_.clear();
+  }
+  void line(const std::vector<std::string>& v) {
+    std::string s = "  ";
+    for (std::size_t c = 0; c < v.size(); ++c) {
+      if (c) s += "  ";
+      s += right_[c] ? fmt::format("{:>{}}", v[c], width_[c]) : fmt::format("{:<{}}", v[c], width_[c]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    w_.put(s + "\n");
+  }
+
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  std::vector<std::string> heads_;
+  std::vector<std::size_t> width_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> pending_;
+  bool started_ = false;
+  std::size_t asserts_ = 0, failed_ = 0;
+};
+
+// ---- JSON -----------------------------------------------------------------------------------
+
+std::string json_assumptions(const std::vector<AssumptionView>& as) {
+  std::string out = "[";
   for (std::size_t i = 0; i < as.size(); ++i) {
     const auto& a = as[i];
     if (i) out += ", ";
     out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) + ", \"value\": " + json_string(a.value) +
            ", \"at\": " + json_string(a.at) + ", \"via\": " + json_string(a.via) + "}";
   }
-  out += "]";
+  return out + "]";
 }
 
 std::string json_cell(const Value& v, const Display& d) {
@@ -214,115 +265,203 @@ std::string json_cell(const Value& v, const Display& d) {
   }
 }
 
+// Tables stream (a sweep may have a million rows), so they come first in the document and
+// the shown results — few and small — are collected and written after them. JSON objects are
+// unordered; within each array the order is the source order.
+class JsonSink : public RunSink {
+ public:
+  JsonSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+
+  void begin(const RunResult& h) override {
+    std::string s = "{\n  \"mls\": " + json_string(kVersion) + ",\n  \"file\": " + json_string(file_) +
+                    ",\n  \"preset\": " + json_string(h.preset) + ",\n  \"conventions\": {";
+    for (std::size_t i = 0; i < h.conventions.size(); ++i)
+      s += (i ? ", " : "") + json_string(h.conventions[i].first) + ": " + json_string(h.conventions[i].second);
+    s += "},\n  \"tables\": [";
+    w_.put(s);
+  }
+  void result(const Shown& sh) override {
+    results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
+                       ", \"unit\": " + json_string(sh.display.unit) + ", \"assumptions\": " +
+                       json_assumptions(assumptions_of(p_, sh.value.deps)) + "}");
+  }
+  void table_begin(const Table& t) override {
+    std::string s = std::string(tables_++ ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ",\n     \"columns\": [";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? ", " : "") + "{\"name\": " + json_string(t.cols[c].name) + ", \"unit\": " + json_string(t.cols[c].display.unit) + "}";
+    s += "],\n     \"rows\": [";
+    w_.put(s);
+    rows_ = 0;
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s = std::string(rows_++ ? "," : "") + "\n       [";
+    for (std::size_t c = 0; c < t.cols.size(); ++c) s += std::string(c ? ", " : "") + json_cell(r.cells[c], t.cols[c].display);
+    w_.put(s + "]");
+  }
+  void table_end(const Table& t) override {
+    std::string s = rows_ ? "\n     ],\n" : "],\n";
+    s += "     \"assumptions\": {";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? "," : "") + "\n       " + json_string(t.cols[c].name) + ": " +
+           json_assumptions(assumptions_of(p_, c < t.col_deps.size() ? t.col_deps[c] : 0));
+    s += t.cols.empty() ? "},\n" : "\n     },\n";
+    s += "     \"notes\": [";
+    for (std::size_t n = 0; n < t.notes.size(); ++n)
+      s += std::string(n ? "," : "") + "\n       {\"row\": " + std::to_string(t.notes[n].row) + ", \"column\": " +
+           json_string(t.notes[n].column) + ", \"key\": " + json_string(t.notes[n].key) + ", \"text\": " +
+           json_string(t.notes[n].text) + "}";
+    s += t.notes.empty() ? "]" : "\n     ]";
+    if (t.search)
+      s += fmt::format(",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
+                       json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
+    s += ",\n     \"engine\": " + json_string(t.engine) + "}";
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome& a) override {
+    ++asserts_;
+    if (!a.ok) ++failed_;
+  }
+  void end() override {
+    std::string s = tables_ ? "\n  ],\n" : "],\n";
+    s += "  \"results\": [";
+    for (std::size_t i = 0; i < results_.size(); ++i) s += (i ? "," : "") + results_[i];
+    s += results_.empty() ? "],\n" : "\n  ],\n";
+    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n  \"warnings\": []\n}}\n", asserts_ - failed_, failed_);
+    w_.put(s);
+  }
+
+ private:
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  std::vector<std::string> results_;
+  std::size_t tables_ = 0, rows_ = 0, asserts_ = 0, failed_ = 0;
+};
+
+// ---- CSV and Markdown -------------------------------------------------------------------------
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// CSV holds tables only (one header row with units per table, tables separated by a blank line).
+class CsvSink : public RunSink {
+ public:
+  explicit CsvSink(Writer& w) : w_(w) {}
+  void begin(const RunResult&) override {}
+  void result(const Shown&) override {}
+  void table_begin(const Table& t) override {
+    std::string s = tables_++ ? "\n" : "";
+    for (std::size_t c = 0; c < t.cols.size(); ++c) s += (c ? "," : "") + csv_quote(header_text(t.cols[c]));
+    w_.put(s + "\n");
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s;
+    for (std::size_t c = 0; c < t.cols.size(); ++c) s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
+    w_.put(s + "\n");
+  }
+  void table_end(const Table&) override {}
+  void assertion(const AssertOutcome&) override {}
+  void end() override {}
+
+ private:
+  Writer& w_;
+  std::size_t tables_ = 0;
+};
+
+std::string md_escape(const std::string& v) {
+  std::string esc;
+  for (char ch : v) esc += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return esc;
+}
+
+class MdSink : public RunSink {
+ public:
+  MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+  void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
+  void result(const Shown& s) override { w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n"); }
+  void table_begin(const Table& t) override {
+    std::string s = "\n## " + md_escape(t.name) + "\n\n|";
+    for (const auto& c : t.cols) s += " " + md_escape(header_text(c)) + " |";
+    w_.put(s + "\n");
+    first_ = true;
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s;
+    if (first_) {
+      s = "|";
+      for (const auto& v : r.cells) s += v.k == Value::K::num ? " ---: |" : " --- |";
+      s += "\n";
+      first_ = false;
+    }
+    s += "|";
+    for (std::size_t c = 0; c < t.cols.size(); ++c) s += " " + md_escape(format_value(r.cells[c], t.cols[c].display)) + " |";
+    w_.put(s + "\n");
+  }
+  void table_end(const Table& t) override {
+    std::string s;
+    if (first_) {
+      s = "|";
+      for (std::size_t c = 0; c < t.cols.size(); ++c) s += " --- |";
+      s += "\n";
+    }
+    s += "\n" + table_counts(t) + "\n";
+    for (const auto& n : t.notes) s += "\n> row " + std::to_string(n.row + 1) + " (" + md_escape(n.key) + "): " + md_escape(n.text) + "\n";
+    std::vector<std::string> lines;
+    for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
+      const auto as = assumptions_of(p_, t.col_deps[c]);
+      if (as.empty()) continue;
+      std::string l = "- `" + t.cols[c].name + "`: ";
+      for (std::size_t i = 0; i < as.size(); ++i) l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
+      lines.push_back(md_escape(l));
+    }
+    if (!lines.empty()) {
+      s += "\nAssumptions:\n\n";
+      for (const auto& l : lines) s += l + "\n";
+    }
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome&) override {}
+  void end() override {}
+
+ private:
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  bool first_ = true;
+};
+
 }  // namespace
 
-std::string format_json(Program& p, const RunResult& r, const std::string& file) {
-  std::string out = "{\n  \"mls\": " + json_string(kVersion) + ",\n  \"file\": " + json_string(file) +
-                    ",\n  \"preset\": " + json_string(r.preset) + ",\n  \"conventions\": {";
-  for (std::size_t i = 0; i < r.conventions.size(); ++i)
-    out += (i ? ", " : "") + json_string(r.conventions[i].first) + ": " + json_string(r.conventions[i].second);
-  out += "},\n  \"results\": [";
-  for (std::size_t i = 0; i < r.results.size(); ++i) {
-    const Shown& s = r.results[i];
-    out += std::string(i ? "," : "") + "\n    {\"name\": " + json_string(s.name) + ", \"value\": " + json_cell(s.value, s.display) +
-           ", \"unit\": " + json_string(s.display.unit) + ", \"assumptions\": ";
-    json_assumptions(out, assumptions_of(p, s.value.deps));
-    out += "}";
-  }
-  out += r.results.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"tables\": [";
-  for (std::size_t ti = 0; ti < r.tables.size(); ++ti) {
-    const Table& t = r.tables[ti];
-    out += std::string(ti ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ",\n     \"columns\": [";
-    for (std::size_t c = 0; c < t.cols.size(); ++c)
-      out += std::string(c ? ", " : "") + "{\"name\": " + json_string(t.cols[c].name) + ", \"unit\": " + json_string(t.cols[c].display.unit) + "}";
-    out += "],\n     \"rows\": [";
-    for (std::size_t ri = 0; ri < t.rows.size(); ++ri) {
-      out += std::string(ri ? "," : "") + "\n       [";
-      for (std::size_t c = 0; c < t.cols.size(); ++c) out += std::string(c ? ", " : "") + json_cell(t.rows[ri].cells[c], t.cols[c].display);
-      out += "]";
-    }
-    out += t.rows.empty() ? "],\n" : "\n     ],\n";
-    out += "     \"assumptions\": {";
-    bool first = true;
-    for (std::size_t c = 0; c < t.cols.size(); ++c) {
-      out += std::string(first ? "" : ",") + "\n       " + json_string(t.cols[c].name) + ": ";
-      first = false;
-      json_assumptions(out, assumptions_of(p, column_deps(p, t, c)));
-    }
-    out += t.cols.empty() ? "},\n" : "\n     },\n";
-    out += "     \"notes\": [";
-    for (std::size_t n = 0; n < t.notes.size(); ++n)
-      out += std::string(n ? "," : "") + "\n       {\"row\": " + std::to_string(t.notes[n].row) + ", \"column\": " +
-             json_string(t.notes[n].column) + ", \"text\": " + json_string(t.notes[n].text) + "}";
-    out += t.notes.empty() ? "]" : "\n     ]";
-    if (t.search)
-      out += fmt::format(",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
-                         json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
-    out += "}";
-  }
-  out += r.tables.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"asserts\": {\"passed\": ";
-  std::size_t failed = 0;
-  for (const auto& a : r.asserts) failed += a.ok ? 0 : 1;
-  out += std::to_string(r.asserts.size() - failed) + ", \"failed\": " + std::to_string(failed) + "},\n";
-  out += "  \"warnings\": []\n}\n";
-  return out;
+std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file) {
+  if (format == "text") return std::make_unique<TextSink>(p, out, file);
+  if (format == "json") return std::make_unique<JsonSink>(p, out, file);
+  if (format == "csv") return std::make_unique<CsvSink>(out);
+  if (format == "md") return std::make_unique<MdSink>(p, out, file);
+  return nullptr;
 }
 
-std::string format_csv(Program& p, const RunResult& r) {
-  (void)p;
-  auto quote = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  std::string out;
-  for (std::size_t ti = 0; ti < r.tables.size(); ++ti) {
-    const Table& t = r.tables[ti];
-    if (ti) out += "\n";
-    if (r.tables.size() > 1) out += "# table " + t.name + "\n";
-    for (std::size_t c = 0; c < t.cols.size(); ++c) out += (c ? "," : "") + quote(header_text(t.cols[c]));
-    out += "\n";
-    for (const auto& row : t.rows) {
-      for (std::size_t c = 0; c < t.cols.size(); ++c) out += (c ? "," : "") + quote(format_value(row.cells[c], t.cols[c].display));
-      out += "\n";
-    }
+std::string format_table_text(Program& p, const Table& t) {
+  std::string s;
+  {
+    Writer w(&s);
+    TextSink sink(p, w, "");
+    sink.table_begin(t);
+    for (const auto& row : t.rows) sink.table_row(t, row);
+    sink.table_end(t);
   }
-  return out;
+  return s;
 }
 
-std::string format_markdown(Program& p, const RunResult& r, const std::string& file) {
-  std::string out = "# " + file + " (preset " + r.preset + ")\n";
-  for (const auto& item : r.order) {
-    if (item.k == RunResult::Item::K::result) {
-      const Shown& s = r.results[item.index];
-      out += "\n- **" + s.name + "** = " + value_with_unit(s.value, s.display) + "\n";
-      continue;
-    }
-    if (item.k != RunResult::Item::K::table) continue;
-    const Table& t = r.tables[item.index];
-    out += "\n## " + t.name + "\n\n|";
-    for (const auto& c : t.cols) out += " " + header_text(c) + " |";
-    out += "\n|";
-    for (std::size_t c = 0; c < t.cols.size(); ++c)
-      out += (!t.rows.empty() && is_numeric(t.rows[0].cells[c])) ? " ---: |" : " --- |";
-    out += "\n";
-    for (const auto& row : t.rows) {
-      out += "|";
-      for (std::size_t c = 0; c < t.cols.size(); ++c) {
-        std::string v = format_value(row.cells[c], t.cols[c].display);
-        std::string esc;
-        for (char ch : v) esc += ch == '|' ? std::string("\\|") : std::string(1, ch);
-        out += " " + esc + " |";
-      }
-      out += "\n";
-    }
-    for (const auto& n : t.notes) out += "\n> row " + std::to_string(n.row + 1) + ": " + n.text + "\n";
-    (void)p;
-  }
-  return out;
+std::string format_result(const std::string& format, Program& p, const RunResult& r, const std::string& file) {
+  std::string s;
+  Writer w(&s);
+  auto sink = make_formatter(format, p, w, file);
+  if (sink) replay(r, *sink);
+  return s;
 }
 
 }  // namespace mls

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "eval.hpp"
+#include "kv_sim.hpp"
 #include "program.hpp"
 #include "symbols.hpp"
 
@@ -160,6 +161,14 @@ TypeP t_error_fn(NativeCheck& c) {
 
 TypeP t_clamp(NativeCheck& c) { return t_same_numbers(c); }
 
+TypeP t_erlang_c(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (!want_dimensionless(c, i, "servers and offered load (arrival rate / service rate) are plain numbers"))
+      return t_error();
+  return t_num(Dim{});
+}
+
 // ---- evaluation ----
 
 Value e_max(NativeEval& n) {
@@ -244,6 +253,26 @@ Value e_pow(NativeEval& n) {
   return approx(n, std::pow(a.n.d, b.n.d), d);
 }
 
+// Erlang C for the evaluator: checks the domain, then erlang_c_probability.
+Value e_erlang_c(NativeEval& n) {
+  const Value& cv = n.args[0];
+  const Value& av = n.args[1];
+  const DepSet d = n.ev.unite(cv.deps, av.deps);
+  const auto c = to_int(cv.n);
+  if (!c || *c < 1 || *c > kErlangMaxServers)
+    n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+              "erlang_c: servers must be a whole number from 1 to 1000000, got " + format_sig(cv.n, 8), cv.deps);
+  const double a = av.n.d;
+  if (a < 0)
+    n.ev.fail(ErrorKind::runtime_domain, n.call.span, "erlang_c: the offered load must not be negative", av.deps);
+  if (a >= static_cast<double>(*c))
+    n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+              "erlang_c: the queue is unstable (offered load " + format_sig(av.n, 6) + " >= " + std::to_string(*c) +
+                  " servers): waits grow without bound",
+              d);
+  return approx(n, erlang_c_probability(*c, a), d);
+}
+
 Value e_len(NativeEval& n) {
   return Value::number(Num::of_int(static_cast<std::int64_t>(n.args[0].list().items.size())));
 }
@@ -277,6 +306,29 @@ Value e_error(NativeEval& n) { n.ev.fail(ErrorKind::runtime_error, n.call.span, 
 
 }  // namespace
 
+// Erlang C: the probability that an arrival to an M/M/c queue waits, with c servers and offered
+// load a = lambda/mu < c. The terms a^k/k! overflow binary64 near c = 170, so the sum is taken in
+// log space with the log-sum-exp shift (as mlsysim's calc_queue_latency_mmc does).
+double erlang_c_probability(std::int64_t c, double a) {
+  if (a == 0) return 0.0;
+  const double rho = a / static_cast<double>(c);
+  const double log_a = std::log(a);
+  // log(a^k / k!) for k <= c, with log k! accumulated (std::lgamma writes a global: not thread-safe).
+  std::vector<double> log_term(static_cast<std::size_t>(c) + 1);
+  double log_fact = 0;
+  for (std::int64_t k = 0; k <= c; ++k) {
+    if (k > 1) log_fact += std::log(static_cast<double>(k));
+    log_term[static_cast<std::size_t>(k)] = static_cast<double>(k) * log_a - log_fact;
+  }
+  // The waiting term a^c/c! / (1 - rho); the largest term is the shift that keeps exp finite.
+  const double log_last = log_term.back() - std::log(1 - rho);
+  log_term.back() = log_last;
+  const double top = *std::max_element(log_term.begin(), log_term.end());
+  double sum = 0;
+  for (double t : log_term) sum += std::exp(t - top);
+  return std::exp(log_last - top) / sum;
+}
+
 const std::vector<NativeImpl>& native_table() {
   static const std::vector<NativeImpl> table = {
       {"max", 2, true, false, t_same_numbers, e_max, "the larger of two quantities"},
@@ -298,6 +350,8 @@ const std::vector<NativeImpl>& native_table() {
       {"field_or", 3, false, false, t_field_or, e_field_or, "a record's field by name, or a default"},
       {"has_field", 2, false, false, t_has_field, e_has_field, "whether a record has a field"},
       {"error", 1, false, false, t_error_fn, e_error, "stop with a runtime error"},
+      {"erlang_c", 2, false, true, t_erlang_c, e_erlang_c, "M/M/c probability of waiting (Erlang C, log space)"},
+      {"kv_alloc_sim", 1, false, false, kvsim::type_rule, kvsim::evaluate, "paged vs static KV allocation simulation"},
   };
   return table;
 }

@@ -2,6 +2,7 @@
 // (`native sqrt(x) "..."`); this table gives its type rule and its evaluation.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,11 @@ struct NativeImpl {
 };
 
 [[nodiscard]] const std::vector<NativeImpl>& native_table();
+
+// The M/M/c probability of waiting behind the native erlang_c (shared with the fast path).
+// Domain: 1 <= c <= kErlangMaxServers, 0 <= a < c; callers check it.
+inline constexpr std::int64_t kErlangMaxServers = 1'000'000;
+[[nodiscard]] double erlang_c_probability(std::int64_t c, double a);
 [[nodiscard]] int find_native(std::string_view name);
 [[nodiscard]] std::size_t native_arity(int impl);
 [[nodiscard]] bool native_branchy(int impl);

@@ -213,9 +213,25 @@ std::optional<std::int64_t> to_int(const Num& a) {
   return static_cast<std::int64_t>(a.d);
 }
 
+namespace {
+// Binary64 values away from a decimal tie: the correctly rounded printf result equals
+// half-up rounding of the exact value, and avoids rational arithmetic on hot output paths.
+std::optional<std::string> fast_fixed(double v, int decimals) {
+  if (std::fabs(v) >= 1e15 || decimals > 17) return std::nullopt;
+  const double scaled = std::fabs(v) * std::pow(10.0, decimals);
+  const double frac = scaled - std::floor(scaled);
+  if (std::fabs(frac - 0.5) < 1e-6) return std::nullopt;  // near a tie: decide exactly
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+}  // namespace
+
 std::string format_fixed(const Num& a, int decimals) {
   if (!a.ex && !std::isfinite(a.d)) return std::isnan(a.d) ? "nan" : (a.d > 0 ? "inf" : "-inf");
   decimals = std::clamp(decimals, 0, 30);
+  if (!a.ex)
+    if (auto s = fast_fixed(a.d, decimals)) return *s;
   const Rat scaled = rat_of(a) * Rat(pow10(static_cast<unsigned>(decimals)));
   return fixed_text(round_half_up(scaled), decimals);
 }
@@ -223,6 +239,23 @@ std::string format_fixed(const Num& a, int decimals) {
 std::string format_sig(const Num& a, int sig) {
   if (!a.ex && !std::isfinite(a.d)) return format_fixed(a, 0);
   if (is_zero(a)) return "0";
+  if (!a.ex && std::fabs(a.d) >= 1e-6 && std::fabs(a.d) < 1e15) {
+    // Binary64 fast path: the digit count from log10, then fixed formatting.
+    long e = static_cast<long>(std::floor(std::log10(std::fabs(a.d))));
+    if (std::fabs(a.d) >= std::pow(10.0, e + 1)) ++e;
+    if (std::fabs(a.d) < std::pow(10.0, e)) --e;
+    const long decimals = sig - 1 - e;
+    if (decimals >= 0 && decimals <= 17) {
+      if (auto s = fast_fixed(a.d, static_cast<int>(decimals))) {
+        std::string t = *s;
+        if (t.find('.') != std::string::npos) {
+          while (t.back() == '0') t.pop_back();
+          if (t.back() == '.') t.pop_back();
+        }
+        return t;
+      }
+    }
+  }
   const Rat r = rat_of(a);
   const Rat mag = r < 0 ? Rat(-r) : r;
   // Decimal exponent, first estimated in binary64 then corrected exactly.

@@ -72,6 +72,29 @@ Program::Program() {
   reader = [](const std::string& path) { return read_disk(path); };
 }
 
+Program::Mark Program::mark() const {
+  return Mark{sources.size(), diags.size(), modules.size(), natives.size(), main_stmts.size(), loaded_paths_.size(),
+              globals, functions, conventions, presets, scope, main_file, units, deps.mark()};
+}
+
+void Program::rollback(const Mark& m) {
+  // Order matters only for readability: nothing below refers to the modules being dropped.
+  globals = m.globals;
+  functions = m.functions;
+  conventions = m.conventions;
+  presets = m.presets;
+  scope = m.scope;
+  natives.resize(m.natives);
+  main_stmts.resize(m.main_stmts);
+  main_file = m.main_file;
+  loaded_paths_.resize(m.loaded_paths);
+  units = m.units;
+  deps.rollback(m.deps);
+  while (modules.size() > m.modules) modules.pop_back();
+  diags.truncate(m.diags);
+  sources.truncate(m.sources);
+}
+
 const Decl* Program::lookup(Sym s) const {
   auto it = scope.find(s);
   return it == scope.end() ? nullptr : &it->second;
@@ -105,12 +128,17 @@ bool Program::load_prelude() {
     const bool ub = std::string_view(b->name) == "stdlib/units.mls";
     return ua > ub;
   });
+  // Declare every prelude file before resolving any, so that stdlib files may use each
+  // other's names in any order (declarations are order-independent across files).
+  const std::size_t first = modules.size();
   for (const EmbeddedFile* f : files) {
     const FileId id = sources.add(f->name, std::string(f->text, f->size), true);
     loaded_paths_.push_back(f->name);
-    Module m = parse_module(sources, id, diags);
-    add_module(std::move(m), false);
+    modules.push_back(parse_module(sources, id, diags));
+    declare_units(modules.back());
+    declare(modules.back());
   }
+  for (std::size_t i = first; i < modules.size(); ++i) resolve_module(*this, modules[i]);
   loading_stdlib = false;
   check_natives_declared(*this);
   return !diags.has_errors();
@@ -176,6 +204,8 @@ bool Program::add_module(Module m, bool is_main) {
   declare_units(mod);
   declare(mod);
   resolve_module(*this, mod);
+  for (auto& [name, decl] : deferred_) scope[name] = decl;
+  deferred_.clear();
   if (is_main) {
     main_file = mod.file;
     for (Stmt& s : mod.stmts) main_stmts.push_back(&s);
@@ -399,8 +429,19 @@ void Program::declare_units(Module& m) {
 
 void Program::declare(Module& m) {
   const bool stdlib = is_stdlib(m.file);
-  auto add = [&](Sym name, Span span, RefKind kind, std::uint32_t index) {
+  auto add = [&](const Stmt& s, RefKind kind, std::uint32_t index) {
+    const Sym name = s.name;
+    const Span span = s.name_span;
     auto it = scope.find(name);
+    const Redefine r = it != scope.end() && may_redefine ? may_redefine(s, it->second, kind) : Redefine::no;
+    if (r == Redefine::now) {
+      it->second = Decl{kind, index, span};
+      return;
+    }
+    if (r == Redefine::after_resolve) {
+      deferred_.emplace_back(name, Decl{kind, index, span});
+      return;
+    }
     if (it != scope.end()) {
       auto& d = diags.error(ErrorKind::name_duplicate, span, "'" + sym_name(name) + "' is already defined");
       d.notes.push_back({it->second.span, "first defined here"});
@@ -414,15 +455,15 @@ void Program::declare(Module& m) {
       case SK::let:
         if (s.has_params) {
           functions.push_back({s.name, &s, stdlib});
-          add(s.name, s.name_span, RefKind::function, static_cast<std::uint32_t>(functions.size() - 1));
+          add(s, RefKind::function, static_cast<std::uint32_t>(functions.size() - 1));
         } else {
           GlobalDef g;
           g.name = s.name;
           g.stmt = &s;
           g.stdlib = stdlib;
-          g.literal = s.value && is_literal(*s.value);
+          g.literal = s.value && is_literal(*s.value) && s.literals_are_assumptions;
           globals.push_back(std::move(g));
-          add(s.name, s.name_span, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
+          add(s, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
         }
         break;
       case SK::native: {
@@ -439,7 +480,7 @@ void Program::declare(Module& m) {
           break;
         }
         natives.push_back(n);
-        add(s.name, s.name_span, RefKind::native, static_cast<std::uint32_t>(natives.size() - 1));
+        add(s, RefKind::native, static_cast<std::uint32_t>(natives.size() - 1));
         break;
       }
       case SK::convention: {
@@ -463,7 +504,7 @@ void Program::declare(Module& m) {
           }
         }
         conventions.push_back(c);
-        add(s.name, s.name_span, RefKind::convention, static_cast<std::uint32_t>(conventions.size() - 1));
+        add(s, RefKind::convention, static_cast<std::uint32_t>(conventions.size() - 1));
         break;
       }
       case SK::preset_def: {

@@ -87,6 +87,31 @@ class Program {
   // Declares and resolves a module that was parsed separately (REPL); returns false on errors.
   bool add_module(Module m, bool is_main);
 
+  // REPL: decides whether a new top-level definition may replace an existing one (`let x = 2`
+  // after `let x = 1` at the prompt). Unset (files): every redefinition is an error.
+  // `after_resolve` replaces it once the new module is resolved, so that the module's own
+  // references — `let x = x + 1` — still read the previous definition.
+  enum class Redefine { no, now, after_resolve };
+  std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
+
+  // Everything an input can change, for the REPL's transactional inputs: an input that fails in
+  // any phase is undone with rollback(mark) and the session is exactly as before. Vectors of
+  // definitions are copied whole (the checker writes types into existing entries); append-only
+  // tables are cut back to their length.
+  struct Mark {
+    std::size_t sources, diags, modules, natives, main_stmts, loaded_paths;
+    std::vector<GlobalDef> globals;
+    std::vector<FunctionDef> functions;
+    std::vector<ConventionDef> conventions;
+    std::vector<PresetDef> presets;
+    std::unordered_map<Sym, Decl> scope;
+    FileId main_file;
+    UnitTable units;
+    Deps::Mark deps;
+  };
+  [[nodiscard]] Mark mark() const;
+  void rollback(const Mark& m);
+
   [[nodiscard]] const Decl* lookup(Sym s) const;
   [[nodiscard]] int convention_index(Sym s) const;
   [[nodiscard]] int preset_index(Sym s) const;
@@ -98,6 +123,7 @@ class Program {
   void declare(Module& m);
   void declare_units(Module& m);
   std::vector<std::string> loaded_paths_;
+  std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module
 };
 
 // Canonical text of a literal expression for assumption values ("50000 h", "-3", "true").

@@ -147,7 +147,8 @@ class Resolver {
           expr(*s.value);
         } else {
           expr(*s.value);
-          literal_atoms(*s.value, sym_name(s.name), stdlib_ ? (s.value->kind == EK::record || s.value->kind == EK::with
+          if (s.literals_are_assumptions)
+            literal_atoms(*s.value, sym_name(s.name), stdlib_ ? (s.value->kind == EK::record || s.value->kind == EK::with
                                                                    ? AssumptionKind::registry
                                                                    : AssumptionKind::default_)
                                                             : AssumptionKind::set);

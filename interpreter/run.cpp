@@ -5,9 +5,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cmath>
+#include <cstring>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 
+#include "fastpath.hpp"
 #include "stack.hpp"
 #include "symbols.hpp"
 
@@ -44,6 +51,8 @@ std::string format_value(const Value& v, const Display& d) {
         const Num r = round_to(x, *d.resolution);
         return format_fixed(r, decimals_of_resolution(*d.resolution));
       }
+      // Whole numbers print in full (1048576 GPUs, not 1049000); others to 4 significant digits.
+      if (is_integer(x) && std::fabs(x.d) < 1e15) return format_fixed(x, 0);
       return format_sig(x, 4);
     }
     default: return "(value)";
@@ -71,18 +80,19 @@ Diagnostic too_large_to_show(const Program& p, Span at, const std::string& unit,
 }
 
 // A value is finite in base units (the evaluator checks every step), but `-> ns` or `-> %` can
-// still overflow when it is printed: an error then, never an "inf" in the output.
-void check_displayable(const Program& p, const Shown& s) {
-  if (s.value.k != Value::K::num) return;
-  if (!s.type || s.type->k != Type::K::num) {
+// still overflow when it is printed: an error then, never an "inf" in the output. A table's
+// unit is fitted to its first rows, so every row is checked.
+void check_displayable(const Program& p, const Value& v, const TypeP& type, const Display& d, Span at) {
+  if (v.k != Value::K::num) return;
+  if (!type || type->k != Type::K::num) {
     // Printing a number without knowing its dimension would print it without its unit.
-    Diagnostic d;
-    d.kind = ErrorKind::internal;
-    d.span = s.span;
-    d.message = "the dimension of this value is not known";
-    throw DiagnosticError{std::move(d)};
+    Diagnostic e;
+    e.kind = ErrorKind::internal;
+    e.span = at;
+    e.message = "the dimension of this value is not known";
+    throw DiagnosticError{std::move(e)};
   }
-  if (!std::isfinite(in_unit(s.value.n, s.display).d)) throw DiagnosticError{too_large_to_show(p, s.span, s.display.unit, s.value.deps)};
+  if (!std::isfinite(in_unit(v.n, d).d)) throw DiagnosticError{too_large_to_show(p, at, d.unit, v.deps)};
 }
 
 struct PointOut {
@@ -98,29 +108,33 @@ class SweepRunner {
   SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
       : p_(p), ck_(ck), cfg_(cfg), opt_(opt), s_(s) {}
 
-  Table run(std::vector<AssertOutcome>& asserts) {
+  // Evaluates every point and streams the rows (sweeps) or the best rows (searches) to `sink`.
+  void run(RunSink& sink, std::vector<AssertOutcome>& asserts) {
     Table t;
     t.name = sym_name(s_.name);
     t.span = s_.span;
     t.search = s_.kind == SK::search;
-    // Domains are evaluated once, exactly, outside any point.
-    Evaluator exact_ev(p_, cfg_, true);
-    exact_ev.max_steps = opt_.max_steps;
+    // Domains are evaluated once, outside any point (exactly, unless the sweep is large).
     std::vector<std::vector<std::vector<Value>>> domains;  // per binding: tuples of values
     std::size_t total = 1;
-    for (const auto& b : s_.bindings) {
-      domains.push_back(domain(exact_ev, b));
-      for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
-      const std::size_t n = domains.back().size();
-      if (n == 0) throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
-      if (total > opt_.max_points / n + 1 || total * n > opt_.max_points) {
-        Diagnostic d = make_error(ErrorKind::sweep_too_large, s_.name_span,
-                                  "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
-        d.help.push_back("raise the cap with --max-points N if this is intended");
-        throw DiagnosticError{d};
+    {
+      Evaluator exact_ev(p_, cfg_, true);
+      exact_ev.max_steps = opt_.max_steps;
+      for (const auto& b : s_.bindings) {
+        domains.push_back(domain(exact_ev, b));
+        for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
+        const std::size_t n = domains.back().size();
+        if (n == 0) throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
+        if (n > opt_.max_points || total > opt_.max_points / n) {
+          Diagnostic d = make_error(ErrorKind::sweep_too_large, s_.name_span,
+                                    "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
+          d.help.push_back("raise the cap with --max-points N if this is intended");
+          throw DiagnosticError{d};
+        }
+        total *= n;
       }
-      total *= n;
     }
+    for (const auto& b : s_.bindings) key_width_ += b.names.size();
     for (const auto& item : s_.body) {
       if (item.kind == BK::show)
         for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
@@ -138,103 +152,290 @@ class SweepRunner {
       if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
     }
     if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
-    // Every point's cells are held until the table is assembled: bound them before running.
-    if (!t.cols.empty() && total > opt_.max_cells / t.cols.size()) {
-      Diagnostic d = output_limit(s_.name_span, "'" + t.name + "' would hold " + std::to_string(total) + " x " +
-                                                    std::to_string(t.cols.size()) + " cells, more than " +
-                                                    std::to_string(opt_.max_cells));
-      d.help.push_back("sweep fewer points or show fewer columns");
-      throw DiagnosticError{d};
-    }
+    t.col_deps.assign(t.cols.size(), 0);
 
     const bool fast = total > opt_.exact_limit;
     Evaluator ev(p_, cfg_, !fast);
     ev.max_steps = opt_.max_steps;
-    std::vector<PointOut> outs(total);
-    unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (total < 64) threads = 1;
-    std::atomic<std::size_t> next{0};
-    std::vector<std::optional<std::pair<std::size_t, DiagnosticError>>> errors(threads);
-    auto work = [&](unsigned tid) {
-      constexpr std::size_t kChunk = 256;
-      while (true) {
-        const std::size_t start = next.fetch_add(kChunk);
-        if (start >= total) return;
-        const std::size_t end = std::min(total, start + kChunk);
-        for (std::size_t i = start; i < end; ++i) {
-          try {
-            outs[i] = point(ev, domains, i, fast);
-          } catch (DiagnosticError& e) {
-            if (!errors[tid] || errors[tid]->first > i) errors[tid] = std::make_pair(i, e);
-            return;
-          }
-        }
-      }
-    };
-    if (threads == 1) {
-      work(0);
-    } else {
-      // Workers get the pipeline stack too: the depth limits hold on every thread alike.
-      std::vector<PipelineThread> pool;
-      pool.reserve(threads);
-      for (unsigned i = 0; i < threads; ++i) {
-        pool.emplace_back([&work, i] { work(i); });
-        if (!pool.back().started()) {
-          pool.pop_back();
-          break;
-        }
-      }
-      if (pool.empty()) work(0);
-      for (auto& th : pool) th.join();
-    }
-    // The first failing point in enumeration order decides the error: deterministic.
-    const std::pair<std::size_t, DiagnosticError>* first = nullptr;
-    for (const auto& e : errors)
-      if (e && (!first || e->first < first->first)) first = &*e;
-    if (first) {
-      Diagnostic d = first->second.diag;
-      d.help.insert(d.help.begin(), "in " + std::string(t.search ? "search" : "sweep") + " '" + t.name + "' at " +
-                                        point_text(domains, first->first));
-      throw DiagnosticError{d};
-    }
+    // Large sweeps run compiled binary64 code; what the compiler does not support falls back
+    // to the tree-walking evaluator (same results, slower).
+    std::unique_ptr<fast::SweepProgram> prog;
+    if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
+    t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
+    if (prog && std::getenv("MLS_DEBUG_FAST")) std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
 
-    // Assemble rows.
-    std::vector<std::size_t> ranked;
-    for (std::size_t i = 0; i < total; ++i) {
-      PointOut& o = outs[i];
-      for (auto& a : o.failed) asserts.push_back(std::move(a));
-      if (o.filtered) {
-        ++t.filtered;
-        continue;
+    NotesBuilder notes(p_, t);
+    bool begun = false;
+    auto begin_table = [&](const std::vector<PointOut*>& sample) {
+      // One display unit per column, fitted to the largest magnitude of the first rows.
+      for (std::size_t c = 0; c < t.cols.size(); ++c) {
+        double biggest = 0;
+        for (const PointOut* o : sample)
+          if (c < o->cells.size() && o->cells[c].k == Value::K::num) biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
+        t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
       }
-      ++t.evaluated;
-      if (!o.feasible) ++t.infeasible;
-      if (t.search) {
-        if (o.feasible) ranked.push_back(i);
-      } else {
-        ranked.push_back(i);
-      }
-    }
-    if (t.search) rank(outs, ranked);
-    for (std::size_t i : ranked) t.rows.push_back(Row{std::move(outs[i].key), std::move(outs[i].cells), i});
-    // One display unit per column, fitted to its largest magnitude.
-    for (std::size_t c = 0; c < t.cols.size(); ++c) {
-      double biggest = 0;
-      const Value* big = nullptr;
-      for (const auto& r : t.rows)
-        if (r.cells[c].k == Value::K::num && (!big || std::fabs(r.cells[c].n.d) > biggest)) {
-          biggest = std::fabs(r.cells[c].n.d);
-          big = &r.cells[c];
+      sink.table_begin(t);
+      begun = true;
+    };
+    std::vector<DepSet> last_cell_deps;
+    auto emit_row = [&](PointOut& o, std::size_t point) {
+      Row row{std::move(o.key), std::move(o.cells), point};
+      for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
+        check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      // Consecutive rows mostly share their cells' deps: union only what is new.
+      last_cell_deps.resize(row.cells.size(), ~DepSet{0});
+      for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
+        if (row.cells[c].deps != last_cell_deps[c]) {
+          t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
+          last_cell_deps[c] = row.cells[c].deps;
         }
-      t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
-      if (big && !std::isfinite(in_unit(big->n, t.cols[c].display).d))
-        throw DiagnosticError{too_large_to_show(p_, t.cols[c].span, t.cols[c].display.unit, big->deps)};
+      sink.table_row(t, row);
+      if (!t.search) notes.add(std::move(row), t.row_count);
+      ++t.row_count;
+    };
+    Progress progress(opt_.progress && total >= 20000, t.name, total);
+    std::vector<std::pair<std::size_t, PointOut>> best;  // searches: ranked candidates
+
+    auto consume = [&](std::vector<PointOut>& outs, std::size_t first_point) {
+      if (!t.search && !begun) {
+        std::vector<PointOut*> sample;
+        for (auto& o : outs)
+          if (!o.filtered) sample.push_back(&o);
+        if (!sample.empty()) begin_table(sample);
+      }
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        PointOut& o = outs[k];
+        for (auto& a : o.failed) asserts.push_back(std::move(a));
+        if (o.filtered) {
+          ++t.filtered;
+          continue;
+        }
+        ++t.evaluated;
+        if (!o.feasible) ++t.infeasible;
+        if (!t.search) emit_row(o, first_point + k);
+        else if (o.feasible) offer(best, first_point + k, std::move(o));
+      }
+      progress.update(first_point + outs.size());
+    };
+    pipeline(total, domains, ev, prog.get(), fast, consume);
+    progress.done();
+
+    if (t.search) {
+      if (pareto_) front_sort(best);
+      std::vector<PointOut*> sample;
+      for (auto& [i, o] : best) sample.push_back(&o);
+      begin_table(sample);
+      for (auto& [i, o] : best) emit_row(o, i);
+    } else if (!begun) {
+      begin_table({});
     }
-    if (!t.search) regime_notes(p_, t);
-    return t;
+    t.notes = notes.finish();
+    sink.table_end(t);
   }
 
  private:
+  // Draws "name: 45% (450000/1000000 points)" on stderr, at most ten times a second.
+  class Progress {
+   public:
+    Progress(bool on, std::string name, std::size_t total) : on_(on), name_(std::move(name)), total_(total) {}
+    void update(std::size_t done) {
+      if (!on_) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_ < std::chrono::milliseconds(100)) return;
+      last_ = now;
+      std::fprintf(stderr, "\r%s: %3zu%% (%zu/%zu points)", name_.c_str(), done * 100 / total_, done, total_);
+      std::fflush(stderr);
+      drawn_ = true;
+    }
+    void done() {
+      if (drawn_) std::fputs("\r\033[K", stderr);
+    }
+
+   private:
+    bool on_;
+    std::string name_;
+    std::size_t total_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point last_{};
+  };
+
+  // Evaluates chunks of points on worker threads and hands them to `consume` in enumeration
+  // order. At most `window` chunks are in flight, so memory stays flat however large the sweep.
+  template <typename Consume>
+  void pipeline(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
+                const fast::SweepProgram* prog, bool fast, Consume& consume) {
+    constexpr std::size_t kChunk = 1024;
+    const std::size_t nchunks = (total + kChunk - 1) / kChunk;
+    unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (nchunks < 2) threads = 1;
+    struct Chunk {
+      std::vector<PointOut> outs;
+      std::optional<std::pair<std::size_t, DiagnosticError>> error;
+      bool ready = false;
+    };
+    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
+                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
+      const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
+      out.outs.clear();
+      out.outs.reserve(end - begin);
+      for (std::size_t i = begin; i < end; ++i) {
+        try {
+          out.outs.push_back(prog ? point_fast(ev, *prog, domains, i, scratch, local_sigs) : point(ev, domains, i, fast));
+        } catch (DiagnosticError& e) {
+          out.error = std::make_pair(i, e);
+          return;
+        }
+      }
+    };
+    auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
+      Diagnostic d = e.second.diag;
+      d.help.insert(d.help.begin(), "in " + std::string(s_.kind == SK::search ? "search" : "sweep") + " '" +
+                                        sym_name(s_.name) + "' at " + point_text(domains, e.first));
+      throw DiagnosticError{d};
+    };
+    if (threads == 1) {
+      Chunk ch;
+      fast::PointRun scratch;
+      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
+      for (std::size_t c = 0; c < nchunks; ++c) {
+        compute(c, ch, scratch, local_sigs);
+        if (ch.error) fail(*ch.error);
+        consume(ch.outs, c * kChunk);
+      }
+      return;
+    }
+    const std::size_t window = 2 * threads + 2;
+    std::vector<Chunk> slots(window);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t consumed = 0;
+    std::atomic<std::size_t> next{0};
+    bool stop = false;
+    auto worker = [&] {
+      fast::PointRun scratch;
+      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
+      Chunk local;
+      while (true) {
+        const std::size_t c = next.fetch_add(1);
+        if (c >= nchunks) return;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return stop || c < consumed + window; });
+          if (stop) return;
+        }
+        compute(c, local, scratch, local_sigs);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          Chunk& slot = slots[c % window];
+          std::swap(slot.outs, local.outs);
+          slot.error = std::move(local.error);
+          local.error.reset();
+          slot.ready = true;
+        }
+        cv.notify_all();
+      }
+    };
+    // threads - 1 workers: the calling thread consumes rows in order and, while the next chunk
+    // is not ready, computes chunks itself, so `threads` cores stay busy. Workers get the
+    // pipeline stack: the depth limits hold on every thread alike (see stack.hpp). If no
+    // thread can be made, the calling thread computes every chunk itself.
+    std::vector<PipelineThread> pool;
+    pool.reserve(threads);
+    for (unsigned i = 0; i + 1 < threads; ++i) {
+      pool.emplace_back(worker);
+      if (!pool.back().started()) {
+        pool.pop_back();
+        break;
+      }
+    }
+    auto halt = [&] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      for (auto& th : pool) th.join();
+      pool.clear();
+    };
+    fast::PointRun own_scratch;
+    std::unordered_map<std::string, const std::vector<DepSet>*> own_sigs;
+    Chunk own;
+    try {
+      std::vector<PointOut> outs;
+      for (std::size_t c = 0; c < nchunks; ++c) {
+        std::optional<std::pair<std::size_t, DiagnosticError>> error;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          Chunk& slot = slots[c % window];
+          while (!slot.ready) {
+            // Help: claim the next unclaimed chunk if its slot is free, else wait.
+            std::size_t claim = next.load();
+            if (claim < nchunks && claim < consumed + window && next.compare_exchange_strong(claim, claim + 1)) {
+              lock.unlock();
+              compute(claim, own, own_scratch, own_sigs);
+              lock.lock();
+              Chunk& dst = slots[claim % window];
+              std::swap(dst.outs, own.outs);
+              dst.error = std::move(own.error);
+              own.error.reset();
+              dst.ready = true;
+              cv.notify_all();
+              continue;
+            }
+            cv.wait(lock, [&] { return slot.ready || (next.load() < nchunks && next.load() < consumed + window); });
+          }
+          std::swap(outs, slot.outs);
+          error = std::move(slot.error);
+          slot.error.reset();
+          slot.ready = false;
+          consumed = c + 1;
+        }
+        cv.notify_all();
+        // The first failing point in enumeration order decides the error: deterministic.
+        if (error) fail(*error);
+        consume(outs, c * kChunk);
+      }
+    } catch (...) {
+      halt();
+      throw;
+    }
+    halt();
+  }
+
+  // Ranking for searches, kept to the best `top_` (or the Pareto front) as points stream in.
+  bool better(const PointOut& a, const PointOut& b, std::size_t obj) const {
+    const int c = compare(a.objectives[obj].n, b.objectives[obj].n);
+    return maximize_[obj] ? c > 0 : c < 0;
+  }
+
+  void offer(std::vector<std::pair<std::size_t, PointOut>>& best, std::size_t index, PointOut o) {
+    if (pareto_) {
+      // Keep the non-dominated set; a point equal in both objectives to a kept one is kept too.
+      for (const auto& [i, b] : best) {
+        const bool no_worse = !better(o, b, 0) && !better(o, b, 1);
+        if (no_worse && (better(b, o, 0) || better(b, o, 1))) return;
+      }
+      std::erase_if(best, [&](const auto& e) {
+        const PointOut& b = e.second;
+        return !better(b, o, 0) && !better(b, o, 1) && (better(o, b, 0) || better(o, b, 1));
+      });
+      best.emplace_back(index, std::move(o));
+      return;
+    }
+    // Stable: a later point must be strictly better to overtake (ties keep enumeration order,
+    // as Python's sorted() in mlsysim's DSE).
+    auto pos = std::find_if(best.begin(), best.end(), [&](const auto& e) { return better(o, e.second, 0); });
+    if (static_cast<std::size_t>(pos - best.begin()) >= top_) return;
+    best.insert(pos, {index, std::move(o)});
+    if (best.size() > top_) best.pop_back();
+  }
+
+  void front_sort(std::vector<std::pair<std::size_t, PointOut>>& best) const {
+    std::stable_sort(best.begin(), best.end(), [&](const auto& a, const auto& b) {
+      return better(a.second, b.second, 0) || (!better(b.second, a.second, 0) && a.first < b.first);
+    });
+  }
+
   static Diagnostic make_error(ErrorKind k, Span s, std::string msg) {
     Diagnostic d;
     d.kind = k;
@@ -291,6 +492,23 @@ class SweepRunner {
                                        mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
     if (mul && compare(from.n, Num::of_int(0)) <= 0)
       throw DiagnosticError{make_error(ErrorKind::sweep_decl, at.span, "a multiplicative range starts above 0")};
+    // Long ranges are generated in binary64 (they run on the fast path anyway); each value is
+    // from + i*step (or from * step^i), so errors do not accumulate.
+    const double span = mul ? std::log(to.n.d / from.n.d) / std::log(step.n.d) : (to.n.d - from.n.d) / step.n.d;
+    if (span > static_cast<double>(opt_.exact_limit)) {
+      const double n = std::floor(span + 1e-9) + 1;
+      if (n > static_cast<double>(opt_.max_points) + 1) {
+        out.resize(opt_.max_points + 1);  // the caller reports the cap
+        return out;
+      }
+      const DepSet d = ev.unite(from.deps, ev.unite(to.deps, step.deps));
+      for (double i = 0; i < n; ++i) {
+        const double x = mul ? from.n.d * std::pow(step.n.d, i) : from.n.d + i * step.n.d;
+        if (x > to.n.d * (1 + 1e-12)) break;
+        out.push_back({Value::number(Num::of_double(x), d)});
+      }
+      return out;
+    }
     Value x = from;
     while (compare(x.n, to.n) <= 0) {
       out.push_back({x});
@@ -301,13 +519,21 @@ class SweepRunner {
   }
 
   std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
-    // Cartesian product, first binding outermost (itertools.product order).
-    std::vector<std::size_t> pick(domains.size());
+    std::vector<std::size_t> pick;
+    return key_of(domains, index, pick);
+  }
+
+  // Cartesian product, first binding outermost (itertools.product order); `pick` receives the
+  // element chosen from each binding's domain.
+  std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+                            std::vector<std::size_t>& pick) const {
+    pick.resize(domains.size());
     for (std::size_t b = domains.size(); b-- > 0;) {
       pick[b] = index % domains[b].size();
       index /= domains[b].size();
     }
     std::vector<Value> key;
+    key.reserve(key_width_);
     for (std::size_t b = 0; b < domains.size(); ++b)
       for (const auto& v : domains[b][pick[b]]) key.push_back(v);
     return key;
@@ -371,31 +597,91 @@ class SweepRunner {
     return o;
   }
 
-  // Stable: ties keep enumeration order (as Python's sorted() in mlsysim's DSE).
-  void rank(const std::vector<PointOut>& outs, std::vector<std::size_t>& idx) const {
-    auto better = [&](std::size_t a, std::size_t b, std::size_t obj) {
-      const int c = compare(outs[a].objectives[obj].n, outs[b].objectives[obj].n);
-      return maximize_[obj] ? c > 0 : c < 0;
-    };
-    if (pareto_) {
-      std::vector<std::size_t> front;
-      for (std::size_t a : idx) {
-        bool dominated = false;
-        for (std::size_t b : idx) {
-          if (a == b) continue;
-          const bool no_worse = !better(a, b, 0) && !better(a, b, 1);
-          const bool strictly = better(b, a, 0) || better(b, a, 1);
-          if (no_worse && strictly) {
-            dominated = true;
-            break;
-          }
-        }
-        if (!dominated) front.push_back(a);
-      }
-      idx = std::move(front);
+  // One point through the compiled program. Provenance comes from the signature cache; a new
+  // signature is evaluated once by the tree-walker, which must agree bit for bit.
+  PointOut point_fast(Evaluator& ev, const fast::SweepProgram& prog, const std::vector<std::vector<std::vector<Value>>>& domains,
+                      std::size_t index, fast::PointRun& run,
+                      std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
+    PointOut o;
+    std::vector<std::size_t> pick;
+    o.key = key_of(domains, index, pick);
+    // Which key positions changed since this worker's previous point: compiled code that
+    // depends on none of them is not re-run.
+    std::uint64_t changed = 0;
+    if (run.last_pick.size() != pick.size()) {
+      changed = ~std::uint64_t{0};
+    } else {
+      std::size_t k = 0;
+      for (std::size_t b = 0; b < pick.size(); ++b)
+        for (std::size_t i = 0; i < domains[b][pick[b]].size(); ++i, ++k)
+          if (pick[b] != run.last_pick[b]) changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
     }
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return better(a, b, 0); });
-    if (!pareto_ && idx.size() > top_) idx.resize(top_);
+    run.last_pick = std::move(pick);
+    prog.run(o.key, changed, run);
+    if (run.status == fast::Status::bail) {
+      (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
+      throw DiagnosticError{make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
+    }
+    if (run.status == fast::Status::filtered) {
+      o.filtered = true;
+      return o;
+    }
+    auto value_of = [&](const fast::Slot& sl, DepSet d) {
+      const double x = prog.read(sl, run);
+      if (sl.kind == fast::Slot::K::boolean) return Value::boolean(x != 0, d);
+      if (sl.kind == fast::Slot::K::str) return Value::string(prog.string_of(x), d);
+      return Value::number(Num::of_double(x), d);
+    };
+    for (const auto& f : prog.feasibility())
+      if (prog.read(f, run) == 0) o.feasible = false;
+    for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
+    for (const auto& [cond, item] : prog.asserts())
+      if (prog.read(cond, run) == 0) {
+        const BodyItem& bi = s_.body[item];
+        AssertOutcome a;
+        a.ok = false;
+        a.span = bi.exprs[0]->span;
+        a.text = std::string(p_.sources.slice(bi.exprs[0]->span));
+        a.message = bi.message;
+        a.detail = "at " + point_text(domains, index);
+        o.failed.push_back(std::move(a));
+      }
+    // The previous point of this worker usually took the same branches.
+    const std::vector<DepSet>* deps = nullptr;
+    if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    const std::string sig = deps ? std::string() : std::string(run.sig.begin(), run.sig.end());
+    if (!deps)
+      if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
+    if (!deps) {
+      std::lock_guard<std::mutex> lock(sig_mu_);
+      if (auto it = sigs_.find(sig); it != sigs_.end()) deps = &it->second;
+    }
+    if (!deps) {
+      PointOut slow = point(ev, domains, index, true);
+      std::vector<DepSet> d;
+      for (std::size_t c = 0; c < prog.cells().size(); ++c) {
+        const Value& sv = slow.cells[c];
+        const Value fv = value_of(prog.cells()[c], 0);
+        const bool same = sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
+                          (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
+        if (!same)
+          throw DiagnosticError{make_error(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
+                                           "compiled sweep disagrees with the evaluator in column " + std::to_string(c + 1) +
+                                               " at " + point_text(domains, index))};
+        d.push_back(sv.deps);
+      }
+      std::lock_guard<std::mutex> lock(sig_mu_);
+      deps = &sigs_.emplace(sig, std::move(d)).first->second;
+    }
+    if (!sig.empty()) local_sigs.emplace(sig, deps);
+    if (run.last_deps != deps) {
+      run.last_sig = run.sig;
+      run.last_deps = deps;
+    }
+    o.cells.reserve(prog.cells().size() + 1);
+    for (std::size_t c = 0; c < prog.cells().size(); ++c) o.cells.push_back(value_of(prog.cells()[c], (*deps)[c]));
+    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+    return o;
   }
 
   Program& p_;
@@ -404,6 +690,10 @@ class SweepRunner {
   const RunOptions& opt_;
   const Stmt& s_;
   bool has_subject_ = false;
+  std::string fallback_reason_;
+  std::size_t key_width_ = 0;  // values per sweep point (zip bindings contribute several)
+  std::mutex sig_mu_;
+  std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
   std::vector<bool> maximize_;
   std::size_t top_ = 5;
@@ -428,32 +718,88 @@ void expand_shown(const Program& p, const std::string& name, const Value& v, con
   s.type = t;
   s.display = display_for(p, t, v.k == Value::K::num ? v.n.d : 0);
   s.span = span;
+  check_displayable(p, s.value, s.type, s.display, span);
   out.push_back(std::move(s));
 }
 
 }  // namespace
 
-RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt) {
-  RunResult r;
-  r.preset = cfg.preset;
-  r.preset_via = cfg.preset_via;
+namespace {
+
+// Collects a run in memory (diff, REPL, tests, and formatting after the fact).
+class CollectSink : public RunSink {
+ public:
+  explicit CollectSink(RunResult& r) : r_(r) {}
+  void begin(const RunResult& header) override {
+    r_.preset = header.preset;
+    r_.preset_via = header.preset_via;
+    r_.conventions = header.conventions;
+  }
+  void result(const Shown& s) override {
+    r_.results.push_back(s);
+    r_.order.push_back({RunResult::Item::K::result, r_.results.size() - 1});
+  }
+  void table_begin(const Table& t) override {
+    r_.tables.push_back(t);
+    r_.order.push_back({RunResult::Item::K::table, r_.tables.size() - 1});
+  }
+  void table_row(const Table&, const Row& row) override { r_.tables.back().rows.push_back(row); }
+  void table_end(const Table& t) override {
+    Table& mine = r_.tables.back();
+    mine.col_deps = t.col_deps;
+    mine.notes = t.notes;
+    mine.row_count = t.row_count;
+    mine.evaluated = t.evaluated;
+    mine.infeasible = t.infeasible;
+    mine.filtered = t.filtered;
+  }
+  void assertion(const AssertOutcome& a) override {
+    r_.asserts.push_back(a);
+    r_.order.push_back({RunResult::Item::K::assertion, r_.asserts.size() - 1});
+  }
+  void end() override {}
+
+ private:
+  RunResult& r_;
+};
+
+}  // namespace
+
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
+                         RunSink& sink);
+
+void run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, RunSink& sink) {
+  run_statements(p, ck, cfg, opt, p.main_stmts, sink);
+}
+
+void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
+                    RunSink& sink) {
+  // Evaluation recurses over formulas and calls: it runs on the pipeline stack, whose size the
+  // depth limits were chosen for, whoever calls (CLI, diff, REPL; see stack.hpp).
+  run_on_pipeline_stack([&] { run_statements_here(p, ck, cfg, opt, stmts, sink); });
+}
+
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
+                         RunSink& sink) {
+  RunResult header;
+  header.preset = cfg.preset;
+  header.preset_via = cfg.preset_via;
   for (std::size_t i = 0; i < p.conventions.size(); ++i)
-    r.conventions.emplace_back(sym_name(p.conventions[i].name),
-                               sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
-  std::sort(r.conventions.begin(), r.conventions.end());
+    header.conventions.emplace_back(sym_name(p.conventions[i].name),
+                                    sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
+  std::sort(header.conventions.begin(), header.conventions.end());
+  sink.begin(header);
   Evaluator ev(p, cfg, true);
   ev.max_steps = opt.max_steps;
-  for (Stmt* s : p.main_stmts) {
+  std::vector<AssertOutcome> sweep_asserts;  // reported after everything else
+  for (Stmt* s : stmts) {
     switch (s->kind) {
       case SK::show:
         for (const auto& it : s->shows) {
           const Value v = ev.eval_in(*it.expr, s->nslots);
-          const std::size_t before = r.results.size();
-          expand_shown(p, it.label, v, ck.show_type(&it), it.span, r.results, opt.max_results);
-          for (std::size_t i = before; i < r.results.size(); ++i) {
-            check_displayable(p, r.results[i]);
-            r.order.push_back({RunResult::Item::K::result, i});
-          }
+          std::vector<Shown> shown;
+          expand_shown(p, it.label, v, ck.show_type(&it), it.span, shown, opt.max_results);
+          for (const auto& x : shown) sink.result(x);
         }
         break;
       case SK::assert_:
@@ -465,32 +811,59 @@ RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptio
           a.text = it.label;
           a.message = s->str;
           if (!a.ok && it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge) {
-            // Show both sides of a failed comparison, in the unit of the left side.
+            // Show both sides of a failed comparison, each in a human unit.
             const Value l = ev.eval_in(*it.expr->kids[0], s->nslots);
-            const Value rr = ev.eval_in(*it.expr->kids[1], s->nslots);
-            if (l.k == Value::K::num) {
-              Display d;
-              d.unit = "";
-              a.detail = "left: " + format_sig(l.n, 10) + ", right: " + format_sig(rr.n, 10) + " (base units)";
-            } else {
-              a.detail = "left: " + format_value(l, {}) + ", right: " + format_value(rr, {});
-            }
+            const Value r = ev.eval_in(*it.expr->kids[1], s->nslots);
+            auto side = [&](const Value& x, const Expr* e) {
+              const Display d = display_for(p, ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
+              std::string t = x.k == Value::K::num ? format_sig(in_unit(x.n, d), 10) : format_value(x, {});
+              return d.unit.empty() ? t : t + " " + d.unit;
+            };
+            a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
           }
-          r.asserts.push_back(std::move(a));
-          r.order.push_back({RunResult::Item::K::assertion, r.asserts.size() - 1});
+          sink.assertion(a);
         }
         break;
       case SK::sweep:
       case SK::search: {
         SweepRunner sr(p, ck, cfg, opt, *s);
-        r.tables.push_back(sr.run(r.asserts));
-        r.order.push_back({RunResult::Item::K::table, r.tables.size() - 1});
+        sr.run(sink, sweep_asserts);
         break;
       }
       default: break;
     }
   }
+  for (const auto& a : sweep_asserts) sink.assertion(a);
+  sink.end();
+}
+
+RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt) {
+  return run_statements(p, ck, cfg, opt, p.main_stmts);
+}
+
+RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts) {
+  RunResult r;
+  CollectSink sink(r);
+  run_statements(p, ck, cfg, opt, stmts, sink);
   return r;
+}
+
+void replay(const RunResult& r, RunSink& sink) {
+  sink.begin(r);
+  for (const auto& item : r.order) {
+    switch (item.k) {
+      case RunResult::Item::K::result: sink.result(r.results[item.index]); break;
+      case RunResult::Item::K::assertion: sink.assertion(r.asserts[item.index]); break;
+      case RunResult::Item::K::table: {
+        const Table& t = r.tables[item.index];
+        sink.table_begin(t);
+        for (const auto& row : t.rows) sink.table_row(t, row);
+        sink.table_end(t);
+        break;
+      }
+    }
+  }
+  sink.end();
 }
 
 }  // namespace mls

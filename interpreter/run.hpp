@@ -2,6 +2,7 @@
 // The output model here is what every formatter (text, JSON, CSV, Markdown) and `diff` read.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,9 +42,10 @@ struct Row {
 };
 
 struct Note {
-  std::size_t row = 0;
+  std::size_t row = 0;  // 0-based row of the table
   std::string column;
   std::string text;
+  std::string key;  // the row's sweep-variable values, "gpus=32"
 };
 
 struct Table {
@@ -52,10 +54,13 @@ struct Table {
   bool search = false;
   std::vector<std::string> key_names;
   std::vector<Column> cols;
-  std::vector<Row> rows;
-  std::vector<Note> notes;
+  std::vector<Row> rows;          // kept by collecting sinks; streamed otherwise
+  std::vector<DepSet> col_deps;   // per column: union of its cells' dependencies (at table_end)
+  std::vector<Note> notes;        // at table_end
+  std::size_t row_count = 0;      // rows emitted
   std::size_t evaluated = 0, infeasible = 0, filtered = 0;
   std::string objective;  // search: "maximize r.throughput"
+  std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
 };
 
 struct AssertOutcome {
@@ -83,16 +88,36 @@ struct RunOptions {
   std::size_t max_points = 1'000'000;  // sweep/search cap (--max-points)
   unsigned threads = 0;                // 0: all cores
   std::size_t exact_limit = 4096;      // sweeps above this many points run in binary64
+  bool progress = false;               // progress bar on stderr (the CLI sets it for terminals)
   std::uint64_t max_steps = kMaxSteps; // evaluation steps per shown value / assert / sweep point
-  // Output caps (limit.output): shown results (a record shows one per field), table cells
-  // held in memory (points x columns, checked before a sweep runs), bytes of formatted output.
-  std::size_t max_results = 100'000;
-  std::size_t max_cells = 20'000'000;
-  std::size_t max_output_bytes = std::size_t{256} << 20;
+  std::size_t max_results = 100'000;   // shown results of one run (a record shows one per field)
 };
 
-// Runs the main statements. Runtime errors are thrown as DiagnosticError.
+// Receives a run's output in source order; sweeps stream their rows, so a million-point
+// table never has to be held in memory.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void begin(const RunResult& header) = 0;  // preset and conventions only
+  virtual void result(const Shown& s) = 0;
+  virtual void table_begin(const Table& t) = 0;  // columns with their display units
+  virtual void table_row(const Table& t, const Row& r) = 0;
+  virtual void table_end(const Table& t) = 0;  // counts, column deps, notes
+  virtual void assertion(const AssertOutcome& a) = 0;
+  virtual void end() = 0;
+};
+
+// Runs the main statements into a sink. Runtime errors are thrown as DiagnosticError.
+void run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, RunSink& sink);
+// The same, collected in memory (diff, REPL, tests).
 [[nodiscard]] RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt);
+// Runs the given statements only (the REPL runs each input's statements as they arrive).
+void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
+                    RunSink& sink);
+[[nodiscard]] RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                                       const std::vector<Stmt*>& stmts);
+// Replays a collected result into a sink (formatting a RunResult).
+void replay(const RunResult& r, RunSink& sink);
 
 // Display for a value of a static type (hint, else a human unit for `si`).
 [[nodiscard]] Display display_for(const Program& p, const TypeP& t, double si);
@@ -100,7 +125,19 @@ struct RunOptions {
 [[nodiscard]] Num in_unit(const Num& si, const Display& d);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
 
-// Regime notes for a table (notes.cpp).
-void regime_notes(const Program& p, Table& t);
+// Regime notes, built row by row in bounded memory (notes.cpp).
+class NotesBuilder {
+ public:
+  NotesBuilder(const Program& p, const Table& t);
+  ~NotesBuilder();
+  NotesBuilder(const NotesBuilder&) = delete;
+  NotesBuilder& operator=(const NotesBuilder&) = delete;
+  void add(Row row, std::size_t index);  // rows in table order; kept as the previous row
+  [[nodiscard]] std::vector<Note> finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace mls

@@ -20,8 +20,9 @@ std::string_view SourceFile::line_text(std::uint32_t line) const {
   return std::string_view(text).substr(b, e - b);
 }
 
-FileId Sources::add(std::string name, std::string text, bool is_stdlib) {
+FileId Sources::add(std::string name, std::string text, bool is_stdlib, std::uint32_t first_line) {
   auto f = std::make_unique<SourceFile>();
+  f->first_line = first_line == 0 ? 1 : first_line;
   f->name = std::move(name);
   f->text = std::move(text);
   f->is_stdlib = is_stdlib;
@@ -42,14 +43,14 @@ std::string_view Sources::slice(Span s) const {
 std::string Sources::where_line(Span s) const {
   if (!s.valid()) return "command line";
   const auto& f = *files_[s.file];
-  return f.name + ":" + std::to_string(f.locate(s.begin).line);
+  return f.name + ":" + std::to_string(f.shown_line(f.locate(s.begin).line));
 }
 
 std::string Sources::where_col(Span s) const {
   if (!s.valid()) return "command line";
   const auto& f = *files_[s.file];
   const auto lc = f.locate(s.begin);
-  return f.name + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+  return f.name + ":" + std::to_string(f.shown_line(lc.line)) + ":" + std::to_string(lc.col);
 }
 
 }  // namespace mls

@@ -29,15 +29,20 @@ struct SourceFile {
   std::string name;  // as shown to users: "stdlib/units.mls", "scenarios/x.mls"
   std::string text;
   bool is_stdlib = false;
+  // Number shown for the first line. REPL inputs are separate files, but their lines are
+  // numbered as in the whole session (or stdin), so `<stdin>:12` points at the 12th line read.
+  std::uint32_t first_line = 1;
   std::vector<std::uint32_t> line_starts;  // byte offset of each line
   [[nodiscard]] LineCol locate(std::uint32_t offset) const;
   [[nodiscard]] std::string_view line_text(std::uint32_t line) const;
+  // The number users see for a 1-based line of this file.
+  [[nodiscard]] std::uint32_t shown_line(std::uint32_t line) const { return line + first_line - 1; }
 };
 
 // Owns every loaded file for the lifetime of a session (the AST keeps spans into them).
 class Sources {
  public:
-  FileId add(std::string name, std::string text, bool is_stdlib);
+  FileId add(std::string name, std::string text, bool is_stdlib, std::uint32_t first_line = 1);
   [[nodiscard]] const SourceFile& get(FileId id) const { return *files_[id]; }
   [[nodiscard]] std::size_t size() const { return files_.size(); }
   [[nodiscard]] std::string_view slice(Span s) const;

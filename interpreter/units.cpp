@@ -170,26 +170,23 @@ std::string UnitTable::base_units(const Dim& d) const {
   return den.empty() ? num : num + "/" + den;
 }
 
-DisplayUnit UnitTable::human_unit(const Dim& d, double si_value) const {
+DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
   for (const auto& [k, list] : display_) {
     if (k != d) continue;
-    const double v = std::fabs(si_value);
-    const DisplayUnit* best = nullptr;
-    double best_mag = -1;
-    const DisplayUnit* smallest = nullptr;
-    const DisplayUnit* largest = nullptr;
-    for (const auto& u : list) {
-      const double m = v / u.factor.d;
-      if (m >= 1 && m < 1000 && m > best_mag) {
-        best = &u;
-        best_mag = m;
-      }
-      if (!smallest || u.factor.d < smallest->factor.d) smallest = &u;
-      if (!largest || u.factor.d > largest->factor.d) largest = &u;
+    std::vector<const DisplayUnit*> units;
+    for (const auto& u : list) units.push_back(&u);
+    std::sort(units.begin(), units.end(), [](const DisplayUnit* a, const DisplayUnit* b) { return a->factor.d < b->factor.d; });
+    const double v = std::fabs(si_amount);
+    if (v == 0) return *units.front();
+    // The largest unit that reads as at least 1 — but "2.8 day" reads worse than "67 h": when
+    // the largest fit is below 3 and the next smaller unit stays under 1000, take that one.
+    for (std::size_t i = units.size(); i-- > 0;) {
+      const double m = v / units[i]->factor.d;
+      if (m < 1) continue;
+      if (m < 3 && i > 0 && v / units[i - 1]->factor.d < 1000) return *units[i - 1];
+      return *units[i];
     }
-    if (best) return *best;
-    if (v == 0) return *smallest;
-    return v < smallest->factor.d ? *smallest : *largest;
+    return *units.front();
   }
   return {base_units(d), Num::of_int(1)};
 }

@@ -94,7 +94,7 @@ class UnitTable {
   [[nodiscard]] std::string base_units(const Dim& d) const;
   // A human unit for this value: the display unit giving a magnitude in [1, 1000) — the
   // largest such — else the nearest end; base units when none is declared.
-  [[nodiscard]] DisplayUnit human_unit(const Dim& d, double si_value) const;
+  [[nodiscard]] DisplayUnit human_unit(const Dim& d, double si_amount) const;
   [[nodiscard]] std::vector<std::string> all_unit_names() const;  // including prefixed forms
   // Units are case-sensitive, so `gb` is not a unit; these are the units it could have meant
   // (`GB`, `Gb`), for a suggestion — never accepted in its place.

@@ -11,7 +11,7 @@ NAME.out holds the exit code, stdout and stderr exactly:
     --- stderr ---
     ...
 The folder names the outcome class and the expected exit code (ok 0, parse_error /
-check_error / runtime_error 65, assert_error 1, usage_error 64, diff 0 or 1).
+check_error / runtime_error 65, assert_error 1, usage_error 64, diff 0 or 1, explain 0).
 
 usage: run_golden.py MLS FILE.mls [--update]      one file (ctest runs one test per file)
        run_golden.py MLS --all DIR [--update]     every .mls under DIR
@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 CLASS_EXIT = {"ok": {0}, "parse_error": {65}, "check_error": {65}, "runtime_error": {65},
-              "assert_error": {1}, "usage_error": {64}, "diff": {0, 1}, "repl": {0, 65},
+              "assert_error": {1}, "usage_error": {64}, "diff": {0, 1}, "explain": {0}, "repl": {0, 64, 65, 66},
               "limits": {64, 65}, "catalog": None, "fuzz_regressions": None, "scenarios": {0}, "published": {0}}
 
 

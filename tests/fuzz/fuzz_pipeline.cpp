@@ -114,8 +114,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opt.exact_limit = 64;  // sweeps above 64 points take the binary64 path
   opt.max_steps = 200'000;
   opt.max_results = 10'000;
-  opt.max_cells = 100'000;
-  opt.max_output_bytes = std::size_t{1} << 20;
   const auto main_it = files.find("main.mls");
   const mls::Selection sel = selection_of(main_it == files.end() ? std::string() : main_it->second);
 
@@ -127,12 +125,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     broken("prepare failed without a diagnostic", "");
   }
   if (r) {
-    const std::string json = mls::format_json(s.prog, *r, "main.mls");
+    const std::string json = mls::format_result("json", s.prog, *r, "main.mls");
     if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
-    const std::string text = mls::format_text(s.prog, *r, "main.mls");
-    (void)mls::format_csv(s.prog, *r);
-    (void)mls::format_markdown(s.prog, *r, "main.mls");
-    (void)mls::check_output_size(s, text.size(), opt);
+    for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, s.prog, *r, "main.mls");
   }
   const std::string rendered = mls::render_all(s.prog.sources, s.prog.diags);
   for (const auto& d : s.prog.diags.items())

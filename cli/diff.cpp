@@ -1,0 +1,106 @@
+// diff.cpp — `mls diff`: evaluate a scenario twice (other choices, other presets, or another
+// file), each side a full Session, and print what moved and why (interpreter/diff.hpp).
+#include "../interpreter/diff.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include "../interpreter/format.hpp"
+#include "commands.hpp"
+
+namespace mls {
+
+namespace {
+
+struct Side {
+  Session s;
+  Selection sel;
+  std::string file, label;
+  std::optional<Config> cfg;
+  std::optional<RunResult> run;
+};
+
+int diff_usage(const std::string& msg) {
+  std::fprintf(stderr,
+               "mls: %s\nusage: mls diff FILE --use NAME=CHOICE [--set NAME=VALUE]...   (left: as written)\n"
+               "       mls diff FILE --preset A --preset B\n"
+               "       mls diff A.mls B.mls\n",
+               msg.c_str());
+  return 64;
+}
+
+std::string flags_text(const std::vector<std::pair<std::string, std::string>>& uses,
+                       const std::vector<std::pair<std::string, std::string>>& sets) {
+  std::string s;
+  for (const auto& [n, c] : uses) s += " --use " + n + "=" + c;
+  for (const auto& [n, v] : sets) s += " --set " + n + "=" + v;
+  return s;
+}
+
+// Diagnostics of one side; the side is named when its own choices may be the cause.
+int side_error(Side& side, const char* which, bool name_it) {
+  if (name_it) {
+    const std::string how = side.label + (side.sel.preset ? " --preset " + *side.sel.preset : "");
+    std::fprintf(stderr, "mls: the %s side of the diff (%s) cannot be evaluated:\n", which, how.c_str());
+  }
+  return report(side.s);
+}
+
+}  // namespace
+
+int cmd_diff(const Args& a) {
+  if (a.format != "text" && a.format != "json")
+    return diff_usage("diff --format must be text or json, got '" + a.format + "'");
+  const std::vector<std::string> files(a.positional.begin() + 1, a.positional.end());
+  if (files.empty() || files.size() > 2)
+    return diff_usage("diff expects one FILE or two files, got " + std::to_string(files.size()));
+  if (a.presets.size() > 2) return diff_usage("diff takes at most two --preset");
+  const bool two_presets = a.presets.size() == 2;
+  if (files.size() == 1 && !two_presets && a.uses.empty() && a.sets.empty())
+    return diff_usage("nothing to compare: give --use/--set for the right side, two --preset, or two files");
+
+  auto left = std::make_unique<Side>();
+  auto right = std::make_unique<Side>();
+  left->file = files.front();
+  right->file = files.back();
+  // Which selection each side gets. With one file and no second preset, --use/--set make the
+  // right side and the left is the scenario as written; otherwise they apply to both sides.
+  const bool right_only = files.size() == 1 && !two_presets;
+  for (Side* s : {left.get(), right.get()}) {
+    const bool is_left = s == left.get();
+    if (two_presets)
+      s->sel.preset = a.presets[is_left ? 0 : 1];
+    else if (!a.presets.empty())
+      s->sel.preset = a.presets[0];
+    if (!right_only || !is_left) {
+      s->sel.uses = a.uses;
+      s->sel.sets = a.sets;
+    }
+    s->label = s->file + flags_text(s->sel.uses, s->sel.sets);
+  }
+
+  // Everything that can be checked is checked before either side evaluates anything.
+  if (!prepare(left->s, left->file)) return side_error(*left, "left", false);
+  if (!prepare(right->s, right->file)) return side_error(*right, "right", false);
+  for (Side* s : {left.get(), right.get()}) {
+    s->cfg = configure(s->s.prog, s->s.ck, s->sel);
+    if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left.get() ? "left" : "right", true);
+  }
+  for (Side* s : {left.get(), right.get()}) {
+    try {
+      s->run = run_program(s->s.prog, s->s.ck, *s->cfg, a.run);
+    } catch (DiagnosticError& e) {
+      s->s.prog.diags.add(std::move(e.diag));
+      return side_error(*s, s == left.get() ? "left" : "right", true);
+    }
+  }
+
+  DiffSide l{&left->s.prog, &*left->cfg, &*left->run, left->file, left->label};
+  DiffSide r{&right->s.prog, &*right->cfg, &*right->run, right->file, right->label};
+  const DiffReport d = diff_runs(l, r);
+  const std::string text = a.format == "json" ? format_diff_json(d) : format_diff_text(d);
+  if (const int rc = emit(a, text)) return rc;
+  return d.differs() ? 1 : 0;
+}
+
+}  // namespace mls

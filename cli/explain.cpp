@@ -1,0 +1,36 @@
+// explain.cpp — `mls explain FILE NAME`: run the scenario, then evaluate one result again under
+// a tracer and print its formula chain and assumptions (interpreter/explain.hpp).
+#include "../interpreter/explain.hpp"
+
+#include <cstdio>
+
+#include "commands.hpp"
+
+namespace mls {
+
+int cmd_explain(const Args& a) {
+  auto usage = [](const std::string& msg) {
+    std::fprintf(stderr,
+                 "mls: %s\nusage: mls explain FILE NAME   (NAME: a shown label, TABLE.COLUMN[KEY=VALUE] or a global)\n",
+                 msg.c_str());
+    return 64;
+  };
+  if (a.positional.size() != 3) return usage("explain expects FILE and NAME");
+  if (a.format != "text") return usage("explain prints text only, got --format " + a.format);
+  if (a.presets.size() > 1) return usage("explain takes one --preset");
+  Session s;
+  const std::string& file = a.positional[1];
+  if (!prepare(s, file)) return report(s);
+  std::optional<Config> cfg;
+  auto r = execute(s, selection_of(a), a.run, &cfg);
+  if (!r) return report(s);
+  try {
+    const Explanation e = explain(s.prog, s.ck, *cfg, *r, a.positional[2], a.run);
+    return emit(a, format_explanation(e));
+  } catch (DiagnosticError& e) {
+    s.prog.diags.add(std::move(e.diag));
+    return report(s);
+  }
+}
+
+}  // namespace mls

@@ -1,0 +1,199 @@
+// repl_inspect.cpp — the REPL's looking-glass commands: :explain (the formula chain, from
+// interpreter/explain), :diff (current vs default choices, from interpreter/diff with two
+// Configs of one Program), :assumptions, :conventions and :units. Each runs inside a probe, so
+// nothing it evaluates or configures outlives the command.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "../interpreter/diff.hpp"
+#include "../interpreter/explain.hpp"
+#include "../interpreter/symbols.hpp"
+#include "repl.hpp"
+
+namespace mls {
+
+namespace {
+
+std::string shown(const Program& p, const Value& v, const TypeP& t) {
+  if (v.k == Value::K::list) return "(a list of " + std::to_string(v.list().items.size()) + ")";
+  std::vector<Leaf> leaves;
+  flatten(v, t, "", leaves);
+  if (leaves.size() == 1 && leaves[0].label.empty()) return value_text(v, display_of(p, leaves[0]));
+  std::string fields;
+  for (const auto& l : leaves)
+    fields += (fields.empty() ? "" : ", ") + l.label.substr(1) + ": " + value_text(l.value, display_of(p, l));
+  return "{ " + fields + " }";
+}
+
+}  // namespace
+
+bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return s.probe(
+      text, line,
+      [&](const Probe& pr) {
+        // A global is explained as itself (a parameter or a computed value); any other
+        // expression as a shown value, which is what the probe's statement is.
+        if (pr.global) {
+          out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, RunResult{}, text, s.options()));
+          return;
+        }
+        const RunResult r = run_statements(pr.prog, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        if (r.results.empty())
+          throw DiagnosticError{Diagnostic{Severity::error,
+                                           ErrorKind::type_mismatch,
+                                           "nothing to explain: the value has no fields to show",
+                                           pr.expr.span,
+                                           "",
+                                           {},
+                                           {}}};
+        out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, s.options()));
+        // A record: the chain above is the same for every field; list the others.
+        for (std::size_t i = 1; i < r.results.size(); ++i)
+          out += r.results[i].name + " = " + value_text(r.results[i].value, r.results[i].display) + "\n";
+      },
+      err);
+}
+
+bool assumptions_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return s.probe(
+      text, line,
+      [&](const Probe& pr) {
+        Evaluator ev(pr.prog, pr.cfg, true);
+        const Value v = ev.eval_in(pr.expr, pr.nslots);
+        const std::string as = assumption_lines_text(pr.prog, deep_deps(v, pr.prog.deps), "  ");
+        out = text + " = " + shown(pr.prog, v, pr.type) + "\n" + (as.empty() ? "  (depends on no assumption)\n" : as);
+      },
+      err);
+}
+
+bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return s.probe(
+      text, line,
+      [&](const Probe& pr) {
+        Program& p = pr.prog;
+        Selection defaults;
+        defaults.scenario_choices = false;
+        const std::size_t before = p.diags.size();
+        auto dcfg = configure(p, pr.ck, defaults);
+        if (!dcfg || p.diags.size() != before) {
+          Diagnostic d = p.diags.size() != before ? p.diags.items()[before] : Diagnostic{};
+          if (d.message.empty()) d.message = "the default choices cannot be configured";
+          throw DiagnosticError{d};
+        }
+        // Left: the defaults; right: the session's choices — "what moved since the defaults".
+        const RunResult left = run_statements(p, pr.ck, *dcfg, s.options(), {&pr.stmt});
+        const RunResult right = run_statements(p, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        const DiffReport d = diff_runs(DiffSide{&p, &*dcfg, &left, "<repl>", "the default choices"},
+                                       DiffSide{&p, &pr.cfg, &right, "<repl>", "the current choices"});
+        out = format_diff_text(d);
+        if (!d.differs())
+          for (const auto& r : right.results) out += r.name + " = " + value_text(r.value, r.display) + " under both\n";
+      },
+      err);
+}
+
+bool conventions_text(ReplSession& s, const std::vector<std::string>& names, std::string& out, std::string& err) {
+  Program& p = s.program();
+  const Config* cfg = s.config();
+  if (!cfg) return false;
+  std::vector<std::size_t> order;
+  if (names.empty()) {
+    for (std::size_t i = 0; i < p.conventions.size(); ++i) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return sym_name(p.conventions[a].name) < sym_name(p.conventions[b].name);
+    });
+  }
+  for (const auto& n : names) {
+    const int ci = p.convention_index(intern(n));
+    if (ci >= 0) {
+      order.push_back(static_cast<std::size_t>(ci));
+      continue;
+    }
+    std::vector<std::string> all;
+    for (const auto& c : p.conventions) all.push_back(sym_name(c.name));
+    std::sort(all.begin(), all.end());
+    err += "error[convention.unknown]: unknown convention '" + n + "'\n";
+    const std::string near = closest(n, all);
+    if (!near.empty()) err += "  = help: did you mean '" + near + "'?\n";
+  }
+  if (!err.empty()) return false;
+  out = "preset " + cfg->preset + " (" + cfg->preset_via + ")\n";
+  if (p.conventions.empty()) out += "no conventions are declared\n";
+  for (std::size_t i : order) {
+    const ConventionDef& c = p.conventions[i];
+    const ConvSel& sel = cfg->conv[i];
+    const auto& choices = c.stmt->choices;
+    std::string who = sel.via;
+    if (sel.via == "scenario") who = "use at " + p.sources.where_line(sel.at);
+    out += sym_name(c.name) + " = " + sym_name(choices[static_cast<std::size_t>(sel.choice)].name) + " (" + who +
+           ") — " + c.stmt->str + "\n";
+    std::size_t w = 0;
+    for (const auto& ch : choices) w = std::max(w, sym_name(ch.name).size());
+    for (std::size_t k = 0; k < choices.size(); ++k) {
+      const bool current = static_cast<int>(k) == sel.choice;
+      std::string l = fmt::format("  {} {:<{}}  {}{}", current ? '*' : ' ', sym_name(choices[k].name), w,
+                                  choices[k].description, static_cast<int>(k) == c.default_choice ? " [default]" : "");
+      out += l + "\n";
+    }
+  }
+  return true;
+}
+
+bool units_text(ReplSession& s, const std::string& arg, std::string& out, std::string& err) {
+  const Program& p = s.program();
+  const UnitTable& u = p.units;
+  if (arg.empty()) {
+    std::size_t w = 0;
+    for (const auto& d : u.dimensions()) w = std::max(w, d.name.size());
+    for (const auto& d : u.dimensions())
+      out += fmt::format("  {:<{}}  {:<12}  {}\n", d.name, w, u.base_units(d.dim), d.description);
+    out += "(:units DIMENSION lists the units of one; a unit works too: `:units GB/s`)\n";
+    return true;
+  }
+  Dim dim;
+  std::string title = arg;
+  std::string description;
+  if (const DimensionDef* dd = u.dimension(arg)) {
+    dim = dd->dim;
+    description = dd->description;
+  } else if (arg != "dimensionless") {
+    // Not a dimension name: perhaps a unit, whose dimension we list.
+    TypeP t = s.type_of("1 " + arg);
+    if (!t || t->k != Type::K::num) {
+      std::vector<std::string> names{"dimensionless"};
+      for (const auto& d : u.dimensions()) names.push_back(d.name);
+      err = "error: '" + arg + "' is neither a dimension nor a unit\n";
+      const std::string near = closest(arg, names);
+      if (!near.empty()) err += "  = help: did you mean '" + near + "'?\n";
+      err += "  = help: `:units` lists the dimensions\n";
+      return false;
+    }
+    dim = t->dim;
+    title = u.dim_name(dim);
+  }
+  const std::string base = u.base_units(dim);
+  out += title + (description.empty() ? "" : " — " + description) +
+         (base.empty() ? "\n" : "; in base units " + base + "\n");
+  std::vector<std::array<std::string, 3>> rows;
+  for (const auto& name : u.units_of(dim)) {
+    const UnitDef* ud = u.unit(name);
+    if (!ud) continue;
+    std::string prefixes;
+    for (const auto& set : ud->prefix_sets)
+      if (const PrefixSet* ps = u.prefix_set(set))
+        for (const auto& [pre, f] : ps->prefixes) prefixes += (prefixes.empty() ? "" : " ") + pre;
+    rows.push_back({name, "= " + format_sig(ud->factor, 12) + (base.empty() ? "" : " " + base),
+                    ud->description + (prefixes.empty() ? "" : " (prefixes: " + prefixes + ")")});
+  }
+  std::size_t w0 = 0, w1 = 0;
+  for (const auto& r : rows) {
+    w0 = std::max(w0, r[0].size());
+    w1 = std::max(w1, r[1].size());
+  }
+  for (const auto& r : rows) out += fmt::format("  {:<{}}  {:<{}}  {}\n", r[0], w0, r[1], w1, r[2]);
+  if (rows.empty()) out += "  no unit is declared with this dimension; write one from its factors, e.g. " + base + "\n";
+  return true;
+}
+
+}  // namespace mls

@@ -1,0 +1,469 @@
+// diff.cpp — matching two runs value by value and cell by cell, and attributing each change to
+// the assumptions that differ between the sides and that the value depends on.
+#include "diff.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace mls {
+
+namespace {
+
+int kind_rank(const std::string& k) {
+  static const char* order[] = {"convention", "set", "registry", "default", "approx"};
+  for (int i = 0; i < 5; ++i)
+    if (k == order[i]) return i;
+  return 9;
+}
+
+bool key_before(const AssumptionKey& a, const AssumptionKey& b) {
+  const int ra = kind_rank(a.first), rb = kind_rank(b.first);
+  return ra != rb ? ra < rb : a.second < b.second;
+}
+
+AssumptionView view_of(const Program& p, AtomId a) {
+  const Assumption& as = p.deps.assumption(a);
+  return {kind_name(as.kind), as.name, as.value, p.sources.where_line(as.at), as.via};
+}
+
+// A text that is equal exactly when two row keys are equal (exact rationals where known).
+std::string key_identity(const std::vector<Value>& key) {
+  std::string s;
+  for (const auto& v : key) {
+    switch (v.k) {
+      case Value::K::num:
+        s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d));
+        break;
+      case Value::K::boolean:
+        s += v.b ? "t" : "f";
+        break;
+      case Value::K::str:
+        s += "s" + std::to_string(v.str().size()) + ":" + v.str();
+        break;
+      default:
+        s += "?";
+        break;
+    }
+    s += '\x1f';
+  }
+  return s;
+}
+
+std::string signed_text(const std::string& s, const Num& x) { return compare(x, Num::of_int(0)) > 0 ? "+" + s : s; }
+
+std::string unit_suffix(const Display& d) { return d.unit.empty() ? "" : (d.unit == "%" ? "%" : " " + d.unit); }
+
+// Pairs items by (name, occurrence): the second `show x` on the left meets the second on the right.
+template <typename T, typename NameOf>
+std::vector<std::pair<std::optional<std::size_t>, std::optional<std::size_t>>> match_by_name(const std::vector<T>& l,
+                                                                                             const std::vector<T>& r,
+                                                                                             NameOf name_of) {
+  std::unordered_map<std::string, std::vector<std::size_t>> right;
+  for (std::size_t i = 0; i < r.size(); ++i) right[name_of(r[i])].push_back(i);
+  std::unordered_map<std::string, std::size_t> taken;
+  std::vector<bool> used(r.size(), false);
+  std::vector<std::pair<std::optional<std::size_t>, std::optional<std::size_t>>> out;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    const std::string n = name_of(l[i]);
+    auto it = right.find(n);
+    std::size_t& k = taken[n];
+    if (it != right.end() && k < it->second.size()) {
+      out.push_back({i, it->second[k]});
+      used[it->second[k]] = true;
+      ++k;
+    } else {
+      out.push_back({i, std::nullopt});
+    }
+  }
+  for (std::size_t j = 0; j < r.size(); ++j)
+    if (!used[j]) out.push_back({std::nullopt, j});
+  return out;
+}
+
+ValueDiff one_sided(DiffStatus st, const std::string& name, const Value& v, const Display& d) {
+  ValueDiff vd;
+  vd.status = st;
+  vd.name = name;
+  (st == DiffStatus::added ? vd.right : vd.left) = v;
+  (st == DiffStatus::added ? vd.right_display : vd.left_display) = d;
+  (st == DiffStatus::added ? vd.right_text : vd.left_text) = value_with_unit(v, d);
+  return vd;
+}
+
+class Differ {
+ public:
+  Differ(const DiffSide& l, const DiffSide& r) : l_(l), r_(r) {
+    std::vector<DepSet> lused, rused;
+    collect(*l.prog, *l.run, lused);
+    collect(*r.prog, *r.run, rused);
+    lmap_ = effective_assumptions(*l.prog, l.cfg, lused);
+    rmap_ = effective_assumptions(*r.prog, r.cfg, rused);
+  }
+
+  DiffReport run() {
+    DiffReport d;
+    d.left_file = l_.file;
+    d.right_file = r_.file;
+    d.left_label = l_.label;
+    d.right_label = r_.label;
+    d.left_preset = l_.run->preset;
+    d.right_preset = r_.run->preset;
+    d.left_preset_via = l_.run->preset_via;
+    d.right_preset_via = r_.run->preset_via;
+    d.assumptions = differing_assumptions(lmap_, rmap_);
+    results(d);
+    auto pairs = match_by_name(l_.run->tables, r_.run->tables, [](const Table& t) { return t.name; });
+    for (const auto& [li, ri] : pairs) {
+      if (li && ri) {
+        d.tables.push_back(table(l_.run->tables[*li], r_.run->tables[*ri]));
+      } else {
+        const Table& t = li ? l_.run->tables[*li] : r_.run->tables[*ri];
+        TableDiff td;
+        td.name = t.name;
+        td.search = t.search;
+        td.only = li ? DiffStatus::removed : DiffStatus::added;
+        (li ? td.left_rows : td.right_rows) = t.rows.size();
+        d.tables.push_back(std::move(td));
+      }
+    }
+    return d;
+  }
+
+ private:
+  static void collect(Program& p, const RunResult& r, std::vector<DepSet>& used) {
+    for (const auto& s : r.results) used.push_back(deep_deps(s.value, p.deps));
+    for (const auto& t : r.tables)
+      for (const auto& row : t.rows)
+        for (const auto& c : row.cells) used.push_back(c.deps);
+  }
+
+  void results(DiffReport& d) {
+    const auto& lr = l_.run->results;
+    const auto& rr = r_.run->results;
+    for (const auto& [li, ri] : match_by_name(lr, rr, [](const Shown& s) { return s.name; })) {
+      if (li && ri) {
+        const Shown& a = lr[*li];
+        const Shown& b = rr[*ri];
+        auto vd = compare_values(a.value, a.type, a.display, b.value, b.type, b.display);
+        if (!vd) {
+          ++d.results_unchanged;
+          continue;
+        }
+        vd->name = a.name;
+        vd->because = attribute(lmap_, rmap_, *l_.prog, deep_deps(a.value, l_.prog->deps), *r_.prog,
+                                deep_deps(b.value, r_.prog->deps));
+        d.results.push_back(std::move(*vd));
+      } else if (li) {
+        d.results.push_back(one_sided(DiffStatus::removed, lr[*li].name, lr[*li].value, lr[*li].display));
+      } else {
+        d.results.push_back(one_sided(DiffStatus::added, rr[*ri].name, rr[*ri].value, rr[*ri].display));
+      }
+    }
+  }
+
+  TableDiff table(const Table& a, const Table& b) {
+    TableDiff td;
+    td.name = a.name;
+    td.search = a.search || b.search;
+    td.left_rows = a.rows.size();
+    td.right_rows = b.rows.size();
+    td.key_names = a.key_names;
+    td.right_key_names = b.key_names;
+    // A key is shown like the column of the same name, if the sweep shows it.
+    auto displays = [](const Table& t) {
+      std::vector<Display> out;
+      for (const auto& k : t.key_names) {
+        Display kd;
+        for (const auto& c : t.cols)
+          if (c.name == k) kd = c.display;
+        out.push_back(kd);
+      }
+      return out;
+    };
+    td.key_displays = displays(a);
+    td.right_key_displays = displays(b);
+    td.keys_differ = a.key_names != b.key_names;
+    // Columns by name; a name shown twice pairs by occurrence.
+    std::vector<std::pair<std::size_t, std::size_t>> cols;
+    for (const auto& [li, ri] : match_by_name(a.cols, b.cols, [](const Column& c) { return c.name; })) {
+      if (li && ri)
+        cols.emplace_back(*li, *ri);
+      else if (li)
+        td.columns_removed.push_back(a.cols[*li].name);
+      else
+        td.columns_added.push_back(b.cols[*ri].name);
+    }
+    auto add_key = [&](const std::vector<Value>& k, bool right_side = false) {
+      td.row_keys.push_back(k);
+      td.row_is_right.push_back(right_side);
+      return td.row_keys.size() - 1;
+    };
+    if (td.keys_differ) {
+      for (const auto& row : a.rows) td.rows_removed.push_back(add_key(row.key));
+      for (const auto& row : b.rows) td.rows_added.push_back(add_key(row.key, true));
+      return td;
+    }
+    std::unordered_map<std::string, std::vector<std::size_t>> right;
+    for (std::size_t j = 0; j < b.rows.size(); ++j) right[key_identity(b.rows[j].key)].push_back(j);
+    std::unordered_map<std::string, std::size_t> taken;
+    std::vector<bool> used(b.rows.size(), false);
+    for (const auto& row : a.rows) {
+      const std::string id = key_identity(row.key);
+      auto it = right.find(id);
+      std::size_t& k = taken[id];
+      if (it == right.end() || k >= it->second.size()) {
+        td.rows_removed.push_back(add_key(row.key));
+        continue;
+      }
+      const Row& other = b.rows[it->second[k]];
+      used[it->second[k]] = true;
+      ++k;
+      ++td.rows_compared;
+      std::optional<std::size_t> ref;
+      for (const auto& [ci, cj] : cols) {
+        auto vd = compare_values(row.cells[ci], a.cols[ci].type, a.cols[ci].display, other.cells[cj], b.cols[cj].type,
+                                 b.cols[cj].display);
+        if (!vd) {
+          ++td.cells_unchanged;
+          continue;
+        }
+        if (!ref) ref = add_key(row.key);
+        vd->name = a.cols[ci].name;
+        vd->row = *ref;
+        vd->because = attribute(lmap_, rmap_, *l_.prog, row.cells[ci].deps, *r_.prog, other.cells[cj].deps);
+        td.cells.push_back(std::move(*vd));
+      }
+    }
+    for (std::size_t j = 0; j < b.rows.size(); ++j)
+      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key, true));
+    return td;
+  }
+
+  const DiffSide& l_;
+  const DiffSide& r_;
+  AssumptionMap lmap_, rmap_;
+};
+
+}  // namespace
+
+AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const std::vector<DepSet>& used) {
+  AssumptionMap m;
+  // With a config, its own convention and override atoms are the configured ones; atoms another
+  // config of the same program created (REPL) are skipped, as are overrides a later whole-value
+  // override shadows (they never reach a value).
+  std::set<AtomId> own, dead;
+  if (cfg) {
+    for (const auto& c : cfg->conv) own.insert(c.atom);
+    for (const auto& ovs : cfg->overrides) {
+      std::size_t first = 0;
+      for (std::size_t i = 0; i < ovs.size(); ++i)
+        if (ovs[i].path.size() == 1) first = i + 1;
+      for (std::size_t i = 0; i < ovs.size(); ++i) {
+        own.insert(ovs[i].atom);
+        if (first > 0 && i + 1 < first) dead.insert(ovs[i].atom);
+      }
+    }
+  }
+  for (AtomId a = 0; a < p.deps.atom_count(); ++a) {
+    if (!p.deps.is_assumption(a) || dead.count(a)) continue;
+    const Assumption& as = p.deps.assumption(a);
+    if (cfg) {
+      const bool configured =
+          as.kind == AssumptionKind::convention || as.via == "command line" || as.via.rfind("preset ", 0) == 0;
+      if (configured && !own.count(a)) continue;
+    }
+    AssumptionView v = view_of(p, a);
+    m[{v.kind, v.name}] = std::move(v);  // creation order is precedence order: later wins
+  }
+  std::set<AtomId> seen;
+  for (DepSet d : used)
+    for (AtomId a : p.deps.atoms(d))
+      if (p.deps.is_assumption(a)) seen.insert(a);
+  for (AtomId a : seen) {
+    AssumptionView v = view_of(p, a);
+    m[{v.kind, v.name}] = std::move(v);
+  }
+  return m;
+}
+
+std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, const AssumptionMap& rmap) {
+  std::set<AssumptionKey> keys;
+  for (const auto& [k, v] : lmap) keys.insert(k);
+  for (const auto& [k, v] : rmap) keys.insert(k);
+  std::vector<AssumptionChange> out;
+  for (const auto& k : keys) {
+    auto li = lmap.find(k);
+    auto ri = rmap.find(k);
+    const AssumptionView* lv = li == lmap.end() ? nullptr : &li->second;
+    const AssumptionView* rv = ri == rmap.end() ? nullptr : &ri->second;
+    if (!assumption_differs(lv, rv)) continue;
+    AssumptionChange c;
+    c.key = k;
+    if (lv) c.left = *lv;
+    if (rv) c.right = *rv;
+    auto other_kind = [&](const AssumptionMap& m) -> std::optional<AssumptionView> {
+      for (const auto& [mk, v] : m)
+        if (mk.second == k.second && mk.first != k.first && mk.first != "convention" && mk.first != "approx") return v;
+      return std::nullopt;
+    };
+    if (!lv) c.left_other_kind = other_kind(lmap);
+    if (!rv) c.right_other_kind = other_kind(rmap);
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AssumptionChange& a, const AssumptionChange& b) { return key_before(a.key, b.key); });
+  return out;
+}
+
+bool AssumptionChange::same_value() const {
+  const auto& l = left ? left : left_other_kind;
+  const auto& r = right ? right : right_other_kind;
+  return l && r && l->value == r->value;
+}
+
+bool assumption_differs(const AssumptionView* left, const AssumptionView* right) {
+  if (!left || !right) return left != right;
+  return left->value != right->value || left->via != right->via;
+}
+
+std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap, const Program& lp,
+                                     DepSet ldeps, const Program& rp, DepSet rdeps) {
+  std::set<AssumptionKey> keys;
+  for (AtomId a : lp.deps.atoms(ldeps))
+    if (lp.deps.is_assumption(a)) keys.insert({kind_name(lp.deps.assumption(a).kind), lp.deps.assumption(a).name});
+  for (AtomId a : rp.deps.atoms(rdeps))
+    if (rp.deps.is_assumption(a)) keys.insert({kind_name(rp.deps.assumption(a).kind), rp.deps.assumption(a).name});
+  std::vector<AssumptionKey> out;
+  for (const auto& k : keys) {
+    auto li = lmap.find(k);
+    auto ri = rmap.find(k);
+    if (assumption_differs(li == lmap.end() ? nullptr : &li->second, ri == rmap.end() ? nullptr : &ri->second))
+      out.push_back(k);
+  }
+  std::stable_sort(out.begin(), out.end(), key_before);
+  return out;
+}
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.k != b.k) return false;
+  switch (a.k) {
+    case Value::K::num:
+      return compare(a.n, b.n) == 0;
+    case Value::K::boolean:
+      return a.b == b.b;
+    case Value::K::str:
+      return a.str() == b.str();
+    case Value::K::record: {
+      const auto& fa = a.rec().fields;
+      const auto& fb = b.rec().fields;
+      if (fa.size() != fb.size()) return false;
+      for (const auto& [n, v] : fa) {
+        const Value* o = b.rec().get(n);
+        if (!o || !same_value(v, *o)) return false;
+      }
+      return true;
+    }
+    case Value::K::list: {
+      const auto& la = a.list().items;
+      const auto& lb = b.list().items;
+      if (la.size() != lb.size()) return false;
+      for (std::size_t i = 0; i < la.size(); ++i)
+        if (!same_value(la[i], lb[i])) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const Display& ld, const Value& r,
+                                        const TypeP& rt, const Display& rd) {
+  if (same_value(l, r)) return std::nullopt;
+  ValueDiff vd;
+  vd.left = l;
+  vd.right = r;
+  vd.left_display = ld;
+  vd.right_display = rd;
+  const bool numbers = l.k == Value::K::num && r.k == Value::K::num;
+  const bool typed = lt && rt && lt->k == Type::K::num && rt->k == Type::K::num;
+  vd.comparable = numbers && (!typed || lt->dim == rt->dim);
+  if (!vd.comparable) {
+    vd.left_text = value_with_unit(l, ld);
+    vd.right_text = value_with_unit(r, rd);
+    return vd;
+  }
+  // Both sides in the left side's unit: a change of display unit is not a change of value.
+  vd.right_display = ld;
+  const Num xl = in_unit(l.n, ld);
+  const Num xr = in_unit(r.n, ld);
+  vd.left_text = value_with_unit(l, ld);
+  vd.right_text = value_with_unit(r, ld);
+  if (vd.left_text == vd.right_text) {
+    // Compared at full precision, shown at the shown one: add digits until the texts differ.
+    vd.below_resolution = true;
+    for (int sig = 5; sig <= 17; ++sig) {
+      vd.left_text = format_sig(xl, sig) + unit_suffix(ld);
+      vd.right_text = format_sig(xr, sig) + unit_suffix(ld);
+      if (vd.left_text != vd.right_text) break;
+    }
+  }
+  bool lost = false;
+  const Num dx = sub(xr, xl, lost);
+  vd.change = dx.d;
+  std::string change;
+  if (ld.resolution && !vd.below_resolution) {
+    const Num rounded = round_to(dx, *ld.resolution);
+    if (!is_zero(rounded)) change = format_fixed(rounded, decimals_of_resolution(*ld.resolution));
+  }
+  if (change.empty()) change = format_sig(dx, vd.below_resolution ? 3 : 4);
+  vd.change_text = signed_text(change, dx) + unit_suffix(ld);
+  if (!is_zero(xl)) {
+    const double rel = (xr.d - xl.d) / std::fabs(xl.d) * 100.0;
+    vd.relative_pct = rel;
+    // One decimal, as percentages are usually quoted; two significant digits below 0.1 %.
+    const Num rn = Num::of_double(rel);
+    vd.relative_text = signed_text(std::fabs(rel) >= 0.1 ? format_fixed(rn, 1) : format_sig(rn, 2), rn) + " %";
+  }
+  return vd;
+}
+
+bool TableDiff::differs() const {
+  return only || keys_differ || !columns_added.empty() || !columns_removed.empty() || !rows_added.empty() ||
+         !rows_removed.empty() || !cells.empty();
+}
+
+std::string TableDiff::row_text(std::size_t row) const {
+  const bool right_side = row < row_is_right.size() && row_is_right[row];
+  const auto& names = right_side ? right_key_names : key_names;
+  const auto& displays = right_side ? right_key_displays : key_displays;
+  std::string s;
+  for (std::size_t k = 0; k < names.size() && k < row_keys[row].size(); ++k) {
+    const Display d = k < displays.size() ? displays[k] : Display{};
+    s += (s.empty() ? "" : ", ") + names[k] + "=" + value_with_unit(row_keys[row][k], d);
+  }
+  return s;
+}
+
+bool DiffReport::differs() const {
+  if (!results.empty()) return true;
+  for (const auto& t : tables)
+    if (t.differs()) return true;
+  return false;
+}
+
+std::size_t DiffReport::cells_unchanged() const {
+  std::size_t n = 0;
+  for (const auto& t : tables) n += t.cells_unchanged;
+  return n;
+}
+
+const AssumptionChange* DiffReport::change_of(const AssumptionKey& k) const {
+  for (const auto& c : assumptions)
+    if (c.key == k) return &c;
+  return nullptr;
+}
+
+DiffReport diff_runs(const DiffSide& left, const DiffSide& right) { return Differ(left, right).run(); }
+
+}  // namespace mls

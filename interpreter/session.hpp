@@ -1,0 +1,117 @@
+// session.hpp — an interactive session (`mls repl`): a loaded program that grows one input at a
+// time. Each input is one transaction — parsed, declared, checked, configured and run, or undone.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver.hpp"
+
+namespace mls {
+
+// A value defined at the prompt (`let x = ...`, `set x = ...`), printed after the input.
+struct Definition {
+  std::string label;     // "x", "H100.unit_cost"
+  bool literal = false;  // `let x = 512`: the value is its own only assumption
+  Value value;
+  TypeP type;
+  std::optional<Display> display;  // a literal echoes in the unit it was written in
+  Span span;                       // the statement: assumptions written inside it are its own
+};
+
+// What one input did. The REPL prints it; nothing in here refers to a rolled-back input.
+struct Outcome {
+  enum class Status { ok, incomplete, failed };
+  Status status = Status::ok;
+  std::string diagnostics;           // rendered errors and warnings
+  int exit_code = 0;                 // of the first error: 65 input, 66 unreadable file, ...
+  std::vector<Definition> defined;   // the input's lets and sets, in order
+  RunResult run;                     // its shows, tables and asserts
+  std::vector<bool> bare;            // per run.results entry: shown by a bare expression
+  std::vector<std::string> changes;  // "mtbf_model = gpu_only (was node_series)"
+  std::string message;               // ":load" summary and similar
+  [[nodiscard]] bool asserts_failed() const;
+};
+
+// A checked expression handed to an inspector (`:explain`, `:diff`, `:assumptions`, completion).
+struct Probe {
+  Program& prog;
+  Checker& ck;
+  const Config& cfg;  // the session's current choices
+  Stmt& stmt;         // `show EXPR`, among the main statements until the probe ends
+  const Expr& expr;
+  int nslots = 0;
+  TypeP type;
+  std::optional<std::uint32_t> global;  // the expression is the name of a global
+};
+
+class ReplSession {
+ public:
+  // `input_name` names the pseudo-files of inputs in messages: "<repl>", "<stdin>".
+  explicit ReplSession(RunOptions opt = {}, std::string input_name = "<repl>");
+  ~ReplSession();
+  ReplSession(const ReplSession&) = delete;
+  ReplSession& operator=(const ReplSession&) = delete;
+
+  // Loads the prelude and `files`: their definitions and choices join the session; their
+  // statements are not run (`mls run` does that).
+  [[nodiscard]] Outcome start(const std::vector<std::string>& files);
+  // One input, numbered from `first_line`. `incomplete` when it ends inside a statement (read
+  // another line), unless `final`. A bare expression is shown and becomes `ans`.
+  // `name` overrides the pseudo-file name ("<command line>" for `mls repl --use ...`).
+  [[nodiscard]] Outcome submit(const std::string& text, std::uint32_t first_line, bool final = false,
+                               const std::string& name = "");
+  // `:load FILE`: as a file given on the command line.
+  [[nodiscard]] Outcome load(const std::string& path);
+  // `:reset`: forgets every input; reloads the prelude and the loaded files from disk. If a
+  // file no longer loads, the session is left as it was.
+  [[nodiscard]] Outcome reset();
+
+  // Parses and checks `text` as one expression, calls `inspect` (which may evaluate and must
+  // format everything it needs), then undoes all of it. Errors, including runtime errors thrown
+  // by `inspect`, are rendered into `errors`.
+  bool probe(const std::string& text, std::uint32_t first_line, const std::function<void(const Probe&)>& inspect,
+             std::string& errors);
+  // Static type of an expression, or null if it does not check (tab completion).
+  [[nodiscard]] TypeP type_of(const std::string& text);
+
+  [[nodiscard]] Program& program() { return s_->prog; }
+  [[nodiscard]] Checker& checker() { return s_->ck; }
+  // The session's current choices; false (with diagnostics) if they cannot be built.
+  [[nodiscard]] const Config* config();
+  [[nodiscard]] const std::vector<std::string>& files() const { return files_; }
+  [[nodiscard]] const RunOptions& options() const { return opt_; }
+
+  // How diagnostics are rendered (the interactive REPL draws carets under the prompt line).
+  std::function<std::string(const Sources&, const Diagnostic&)> renderer;
+
+ private:
+  struct Snapshot;
+  struct Counts {
+    std::size_t globals, functions, presets, conventions, main;
+  };
+  [[nodiscard]] Snapshot take() const;
+  void restore(const Snapshot& s);
+  [[nodiscard]] Counts counts() const;
+  void check_new(const Counts& before);
+  bool ensure_config();
+  bool load_into(Session& s, const std::string& path, std::string& message);
+  bool define_ans(const ShowItem& item);
+  void explain_failure(std::size_t first_diag);
+  std::string render_from(const Sources& src, const Diagnostics& diags, std::size_t first, int& exit_code) const;
+  Outcome fail(Outcome out, const Snapshot& snap);
+  void install_hooks(Program& p);
+
+  RunOptions opt_;
+  std::string input_name_;
+  std::unique_ptr<Session> s_;
+  std::optional<Config> cfg_;
+  bool dirty_ = true;  // a choice may have changed: rebuild the Config before evaluating
+  std::vector<std::string> files_;
+  std::uint64_t answers_ = 0;
+};
+
+}  // namespace mls
