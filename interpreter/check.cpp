@@ -368,7 +368,11 @@ TypeP Checker::with(Expr& e, Env& env) {
     TypeP cur = base;
     for (std::size_t i = 0; i < w.path.size(); ++i) {
       if (cur->k != Type::K::record) {
-        error(ErrorKind::type_mismatch, w.path_spans[i], "'" + sym_name(w.path[i - 1]) + "' is not a record", env);
+        // At i == 0 the value being updated is itself not a record (`3 with { a = 1 }`).
+        if (i == 0)
+          error(ErrorKind::type_mismatch, e.kids[0]->span, "`with` updates a record, got " + kind_word(*cur), env);
+        else
+          error(ErrorKind::type_mismatch, w.path_spans[i], "'" + sym_name(w.path[i - 1]) + "' is not a record", env);
         cur = nullptr;
         break;
       }
