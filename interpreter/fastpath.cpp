@@ -23,21 +23,34 @@ struct Region {
   std::uint64_t mask = 0;  // of cond (set by Compiler::masks)
 };
 
+struct CField;  // (name, value); a struct, not std::pair, see below
+
 struct CVal {
   enum class K : std::uint8_t { num, boolean, str, record, list } k = K::num;
   bool cst = false;
   double v = 0;
   std::uint32_t reg = 0;
-  std::vector<std::pair<Sym, CVal>> fields;
+  // std::pair<Sym, CVal> here does not compile with clang and libstdc++: pair's constructor
+  // traits need CVal complete while CVal is being defined (the fuzz build uses clang).
+  std::vector<CField> fields;
   std::vector<CVal> items;
 
   [[nodiscard]] bool scalar() const { return k == K::num || k == K::boolean || k == K::str; }
-  [[nodiscard]] const CVal* field(Sym s) const {
-    for (const auto& f : fields)
-      if (f.first == s) return &f.second;
-    return nullptr;
-  }
+  [[nodiscard]] const CVal* field(Sym s) const;
 };
+
+struct CField {
+  Sym first = kNoSym;
+  CVal second;
+  CField() = default;
+  CField(Sym name, CVal value) : first(name), second(std::move(value)) {}
+};
+
+const CVal* CVal::field(Sym s) const {
+  for (const auto& f : fields)
+    if (f.first == s) return &f.second;
+  return nullptr;
+}
 
 struct Unsupported {
   std::string why;

@@ -443,8 +443,10 @@ TypeP type_rule(NativeCheck& c) {
     }
   }
   for (const auto& [name, t] : cfg.fields) {
+    // A copy: clang 14 (the fuzz build) cannot capture a structured binding in a lambda.
+    const std::string field = sym_name(name);
     const bool known = std::any_of(std::begin(kInputs), std::end(kInputs),
-                                   [&](const FieldSpec& s) { return sym_name(name) == s.name; });
+                                   [&](const FieldSpec& s) { return field == s.name; });
     if (!known) unknown += (unknown.empty() ? "'" : ", '") + sym_name(name) + "'";
   }
   if (!missing.empty()) {
