@@ -9,14 +9,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "interpreter/driver.hpp"
 #include "interpreter/format.hpp"
+#include "interpreter/stack.hpp"
 
 namespace {
 
@@ -97,12 +100,59 @@ bool json_tokens_ok(const std::string& json) {
   __builtin_trap();
 }
 
+// Loading and checking the prelude costs far more than a typical input under the sanitizers,
+// so it is done once and each input is undone afterwards with the REPL's transactional
+// rollback (Program::mark/rollback, Checker::mark/rollback). A fresh base is made every
+// kFreshEvery inputs (interned dependency sets are not freed by rollback), and always for the
+// first input, so running the target on one crash file reproduces a fresh `mls run`.
+// MLS_FUZZ_FRESH=1 makes a fresh session for every input.
+constexpr std::size_t kFreshEvery = 256;
+
+struct Base {
+  mls::Session s;
+  mls::Program::Mark prog_mark;
+  mls::Checker::Mark check_mark;
+  std::size_t globals = 0, functions = 0, presets = 0;
+};
+
+std::unique_ptr<Base> make_base() {
+  auto b = std::make_unique<Base>();
+  bool ok = false;
+  mls::run_on_pipeline_stack([&] {
+    ok = b->s.prog.load_prelude();
+    if (ok) b->s.ck.check_program();
+  });
+  if (!ok || b->s.prog.diags.has_errors()) broken("the prelude does not load", mls::render_all(b->s.prog.sources, b->s.prog.diags));
+  b->globals = b->s.prog.globals.size();
+  b->functions = b->s.prog.functions.size();
+  b->presets = b->s.prog.presets.size();
+  b->prog_mark = b->s.prog.mark();
+  b->check_mark = b->s.ck.mark();
+  return b;
+}
+
+// What prepare() does after the prelude: load the main file (and its imports) and check it.
+bool prepare_main(Base& b) {
+  bool ok = false;
+  mls::run_on_pipeline_stack([&] {
+    ok = b.s.prog.load_main("main.mls");
+    if (b.s.prog.main_file == mls::kNoFile) return;
+    b.s.ck.check_added(b.globals, b.functions, b.presets);
+    for (mls::Stmt* st : b.s.prog.main_stmts) b.s.ck.check_stmt(*st);
+  });
+  return ok && !b.s.prog.diags.has_errors();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > (std::size_t{1} << 16)) return -1;  // keep each run fast; limits are tested elsewhere
   const Files files = split_files(std::string_view(reinterpret_cast<const char*>(data), size));
-  mls::Session s;
+  static std::unique_ptr<Base> base;
+  static std::size_t runs = 0;
+  static const bool fresh_always = std::getenv("MLS_FUZZ_FRESH") != nullptr;
+  if (!base || fresh_always || runs++ % kFreshEvery == 0) base = make_base();
+  mls::Session& s = base->s;
   s.prog.reader = [&files](const std::string& path) -> std::optional<std::string> {
     auto it = files.find(normal(path));
     if (it == files.end()) return std::nullopt;
@@ -118,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const mls::Selection sel = selection_of(main_it == files.end() ? std::string() : main_it->second);
 
   std::optional<mls::RunResult> r;
-  if (mls::prepare(s, "main.mls")) {
+  if (prepare_main(*base)) {
     r = mls::execute(s, sel, opt);
     if (!r && !s.prog.diags.has_errors()) broken("execute failed without a diagnostic", "");
   } else if (!s.prog.diags.has_errors()) {
@@ -132,5 +182,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string rendered = mls::render_all(s.prog.sources, s.prog.diags);
   for (const auto& d : s.prog.diags.items())
     if (d.kind == mls::ErrorKind::internal) broken("internal error", rendered);
+  r.reset();  // values refer to the program's tables: drop them before the rollback
+  s.prog.reader = nullptr;
+  s.prog.rollback(base->prog_mark);
+  s.ck.rollback(base->check_mark);
   return 0;
 }
