@@ -102,6 +102,8 @@ struct Sums {
 // recompute policy does), then release finished requests.
 class Sim {
  public:
+  static constexpr std::int64_t kMaxWork = 1'000'000'000;
+
   explicit Sim(const Config& c) : c_(c), alloc_(c.budget_tokens) {
     page_ = c.paged ? c.page_size : 1;
     total_pages_ = c.budget_tokens / page_;
@@ -114,7 +116,18 @@ class Sim {
     Result out;
     if (!make_trace(out)) return out;
     Sums saturated, busy;
+    // Each step costs about as much as the requests running. The trace's tokens are capped,
+    // but preemption (recompute) re-generates tokens, so the work is bounded too: a trace
+    // beyond it is an error like the other limits of the inputs, never a hang.
+    std::int64_t work = 0;
     while (!waiting_.empty() || !running_.empty()) {
+      work += static_cast<std::int64_t>(running_.size()) + 1;
+      if (work > kMaxWork) {
+        Result too_long;
+        too_long.error = "the trace takes more than " + std::to_string(kMaxWork) +
+                         " request-steps to serve (fewer requests, shorter outputs or a larger budget)";
+        return too_long;
+      }
       admit(out);
       if (out.steps == 0) {
         out.start_admitted = static_cast<std::int64_t>(running_.size());
