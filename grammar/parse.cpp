@@ -914,15 +914,28 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
   ParseState st;
   std::size_t pos = skip_ws(f, 0, st);
   Lowerer low(src, file, diags, st);
+  std::size_t errors = 0;
   while (pos < f.text.size()) {
+    // A file that is mostly not mls (generated, mangled, the wrong file) would give an error
+    // per line: past kMaxParseErrors the rest of the file is not parsed.
+    if (errors == kMaxParseErrors) {
+      // Reported at the top of the file, so that it is among the diagnostics shown first.
+      diags.error(ErrorKind::parse_syntax, Span{file, 0, 0},
+                  "more than " + std::to_string(kMaxParseErrors) + " syntax errors: parsing stopped at line " +
+                      std::to_string(f.locate(static_cast<std::uint32_t>(pos)).line))
+          .help.push_back("is this an mls file?");
+      break;
+    }
     auto r = run<g::one_statement>(f, pos, st);
     if (r.failed) {
+      ++errors;
       report(diags, f, file, pos, r.error_pos, r.message);
       if (auto name = let_name(f.text, pos)) m.broken.push_back(intern(*name));
       pos = skip_ws(f, resync(f, r.error_pos), st);
       continue;
     }
     if (!r.root || r.root->children.empty() || r.end <= pos) {
+      ++errors;
       const std::string got = describe_at(f.text, pos);
       diags.error(ErrorKind::parse_syntax, Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
                   "expected a statement (let, show, sweep, ...), got " + got);

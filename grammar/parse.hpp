@@ -20,6 +20,8 @@ namespace mls {
 
 // Maximum nesting depth of expressions and statements (brackets, prefix operators, `^`).
 inline constexpr std::size_t kMaxParseDepth = 96;
+// Syntax errors reported per file before the parser gives up on it.
+inline constexpr std::size_t kMaxParseErrors = 200;
 // Maximum height of a lowered expression tree (operator chains, field and `with` chains).
 inline constexpr std::uint32_t kMaxExprDepth = 1000;
 

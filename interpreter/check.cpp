@@ -81,7 +81,7 @@ std::optional<ResolvedUnit> Checker::resolve_unit(const UnitExpr& u, bool report
     if (!r) {
       if (report) {
         auto& d = p_.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
-        const std::string hint = p_.units.suggest(t.atom);
+        const std::string hint = p_.diags.size() > kMaxSuggestedDiagnostics ? "" : p_.units.suggest(t.atom);
         if (!hint.empty()) d.help.push_back(hint);
         if (p_.lookup(intern(t.atom)))
           d.help.push_back("'" + t.atom + "' is a name; to multiply write `* " + t.atom + "`");

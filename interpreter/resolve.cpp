@@ -262,6 +262,8 @@ class Resolver {
     // anyway); its uses would only repeat it.
     if (broken_ && std::find(broken_->begin(), broken_->end(), s) != broken_->end()) return;
     auto& d = p_.diags.error(ErrorKind::name_unknown, span, std::string("unknown ") + what + " '" + sym_name(s) + "'");
+    // Suggestions scan every name: after many errors (a file of unknown names) they stop.
+    if (p_.diags.size() > kMaxSuggestedDiagnostics) return;
     std::vector<std::string> cands;
     for (const auto& l : locals_) cands.push_back(sym_name(l.name));
     std::sort(cands.begin(), cands.end());
