@@ -197,6 +197,24 @@ struct Stmt {
   std::string unit_name;
 };
 
+// The parameter each argument of a checked call binds to (positional first, then by name).
+[[nodiscard]] inline std::vector<std::size_t> argument_params(const Stmt& decl, const Expr& call) {
+  std::vector<std::size_t> out;
+  out.reserve(call.args.size());
+  std::size_t positional = 0;
+  for (const auto& a : call.args) {
+    std::size_t idx = 0;
+    if (a.name == kNoSym) {
+      idx = positional++;
+    } else {
+      for (std::size_t i = 0; i < decl.params.size(); ++i)
+        if (decl.params[i].name == a.name) idx = i;
+    }
+    out.push_back(idx);
+  }
+  return out;
+}
+
 struct Module {
   FileId file = kNoFile;
   std::vector<Stmt> stmts;

@@ -401,17 +401,10 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   const Stmt& decl = *p_.functions[e.ref.index].stmt;
   std::vector<Value> frame(static_cast<std::size_t>(std::max(decl.nslots, 1)));
   std::vector<bool> given(decl.params.size(), false);
-  std::size_t positional = 0;
-  for (const auto& a : e.args) {
-    std::size_t idx = 0;
-    if (a.name == kNoSym) {
-      idx = positional++;
-    } else {
-      for (std::size_t i = 0; i < decl.params.size(); ++i)
-        if (decl.params[i].name == a.name) idx = i;
-    }
-    frame[static_cast<std::size_t>(decl.params[idx].slot)] = eval(*a.value, slots, depth);
-    given[idx] = true;
+  const std::vector<std::size_t> params = argument_params(decl, e);
+  for (std::size_t k = 0; k < e.args.size(); ++k) {
+    frame[static_cast<std::size_t>(decl.params[params[k]].slot)] = eval(*e.args[k].value, slots, depth);
+    given[params[k]] = true;
   }
   struct CallScope {
     const Expr* saved = t_current_call;

@@ -520,17 +520,10 @@ class Compiler {
     if (stack_.size() >= 64) throw Unsupported{"calls nested more than 64 deep"};
     std::vector<CVal> frame(static_cast<std::size_t>(std::max(decl.nslots, 1)));
     std::vector<bool> given(decl.params.size(), false);
-    std::size_t positional = 0;
-    for (const auto& a : e.args) {
-      std::size_t idx = 0;
-      if (a.name == kNoSym) {
-        idx = positional++;
-      } else {
-        for (std::size_t i = 0; i < decl.params.size(); ++i)
-          if (decl.params[i].name == a.name) idx = i;
-      }
-      frame[static_cast<std::size_t>(decl.params[idx].slot)] = expr(*a.value, env);
-      given[idx] = true;
+    const std::vector<std::size_t> params = argument_params(decl, e);
+    for (std::size_t k = 0; k < e.args.size(); ++k) {
+      frame[static_cast<std::size_t>(decl.params[params[k]].slot)] = expr(*e.args[k].value, env);
+      given[params[k]] = true;
     }
     stack_.push_back(&decl);
     for (std::size_t i = 0; i < decl.params.size(); ++i)

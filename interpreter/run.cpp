@@ -287,6 +287,13 @@ class SweepRunner {
         }
       }
     };
+    // Moves a computed chunk into its slot (under the lock) and marks it ready.
+    auto deliver = [](Chunk& from, Chunk& slot) {
+      std::swap(slot.outs, from.outs);
+      slot.error = std::move(from.error);
+      from.error.reset();
+      slot.ready = true;
+    };
     auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
       Diagnostic d = e.second.diag;
       d.help.insert(d.help.begin(), "in " + std::string(s_.kind == SK::search ? "search" : "sweep") + " '" +
@@ -326,11 +333,7 @@ class SweepRunner {
         compute(c, local, scratch, local_sigs);
         {
           std::lock_guard<std::mutex> lock(mu);
-          Chunk& slot = slots[c % window];
-          std::swap(slot.outs, local.outs);
-          slot.error = std::move(local.error);
-          local.error.reset();
-          slot.ready = true;
+          deliver(local, slots[c % window]);
         }
         cv.notify_all();
       }
@@ -374,11 +377,7 @@ class SweepRunner {
               lock.unlock();
               compute(claim, own, own_scratch, own_sigs);
               lock.lock();
-              Chunk& dst = slots[claim % window];
-              std::swap(dst.outs, own.outs);
-              dst.error = std::move(own.error);
-              own.error.reset();
-              dst.ready = true;
+              deliver(own, slots[claim % window]);
               cv.notify_all();
               continue;
             }

@@ -124,15 +124,15 @@ std::optional<ResolvedUnit> UnitTable::lookup_atom(std::string_view atom) const 
   return best;
 }
 
-std::string UnitTable::dim_name(const Dim& d) const {
-  if (d.none()) return "dimensionless";
-  for (const auto& dd : dims_)
-    if (dd.dim == d) return dd.name;
+namespace {
+// "A*B^2/C^(1/2)": a dimension as a product of named bases with exponents.
+template <typename NameOf>
+std::string dim_text(const Dim& d, int bases, NameOf name_of) {
   std::string num, den;
-  for (int i = 0; i < bases_; ++i) {
-    const int x = d.e[i];
+  for (int i = 0; i < bases; ++i) {
+    const int x = d.e[static_cast<std::size_t>(i)];
     if (x == 0) continue;
-    std::string part = dims_[static_cast<std::size_t>(i)].name;
+    std::string part = name_of(static_cast<std::size_t>(i));
     const int a = std::abs(x);
     if (a != kDimDen) {
       const int g = std::gcd(a, kDimDen);
@@ -146,28 +146,18 @@ std::string UnitTable::dim_name(const Dim& d) const {
   if (num.empty()) num = "1";
   return den.empty() ? num : num + "/" + den;
 }
+}  // namespace
+
+std::string UnitTable::dim_name(const Dim& d) const {
+  if (d.none()) return "dimensionless";
+  for (const auto& dd : dims_)
+    if (dd.dim == d) return dd.name;
+  return dim_text(d, bases_, [&](std::size_t i) { return dims_[i].name; });
+}
 
 std::string UnitTable::base_units(const Dim& d) const {
   if (d.none()) return "";
-  std::string num, den;
-  for (int i = 0; i < bases_; ++i) {
-    const int x = d.e[i];
-    if (x == 0) continue;
-    std::string part = base_unit_names_[static_cast<std::size_t>(i)].empty()
-                           ? dims_[static_cast<std::size_t>(i)].name
-                           : base_unit_names_[static_cast<std::size_t>(i)];
-    const int a = std::abs(x);
-    if (a != kDimDen) {
-      const int g = std::gcd(a, kDimDen);
-      part += a % kDimDen == 0 ? "^" + std::to_string(a / kDimDen)
-                               : "^(" + std::to_string(a / g) + "/" + std::to_string(kDimDen / g) + ")";
-    }
-    std::string& side = x > 0 ? num : den;
-    if (!side.empty()) side += "*";
-    side += part;
-  }
-  if (num.empty()) num = "1";
-  return den.empty() ? num : num + "/" + den;
+  return dim_text(d, bases_, [&](std::size_t i) { return base_unit_names_[i].empty() ? dims_[i].name : base_unit_names_[i]; });
 }
 
 DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
