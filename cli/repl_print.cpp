@@ -32,6 +32,14 @@ std::size_t columns(std::string_view s) {
 }  // namespace
 
 void flatten(const Value& v, const TypeP& t, const std::string& label, std::vector<Leaf>& out) {
+  // Records can share parts (`let t1 = {a: t0, b: t0}`, nested): the fields to print can be
+  // exponentially many, so printing stops after kMaxLeaves of them (the rest: `show` them).
+  constexpr std::size_t kMaxLeaves = 500;
+  if (out.size() > kMaxLeaves) return;
+  if (out.size() == kMaxLeaves) {
+    out.push_back({label + " ...", Value::string("(more fields, not shown)"), t_str()});
+    return;
+  }
   if (v.k == Value::K::record && t && t->k == Type::K::record) {
     for (const auto& [name, fv] : v.rec().fields) {
       if (fv.k == Value::K::list) continue;
