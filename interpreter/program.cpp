@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -33,19 +34,28 @@ std::optional<std::string> read_disk(const std::string& path) {
   return out;
 }
 
-// Valid UTF-8 without NUL bytes: anything else is not a scenario file.
-bool is_text(const std::string& s) {
+// Valid UTF-8 without NUL bytes: anything else is not a scenario file. Returns the offset of
+// the first byte that is not, or nullopt.
+std::optional<std::size_t> first_non_text(const std::string& s) {
   std::size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0) return false;
+    if (c == 0) return i;
     std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
+    if (n == 0 || i + n > s.size()) return i;
     for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
     i += n;
   }
-  return true;
+  return std::nullopt;
+}
+
+// The text with every byte that is not ASCII replaced by '?': safe to show in a diagnostic.
+std::string ascii_only(const std::string& s) {
+  std::string out(s);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) >= 0x80 || c == 0) c = '?';
+  return out;
 }
 
 // Constant folding for unit definitions (`unit h = 3600 s`): literals, units, * / ^ and -.
@@ -176,8 +186,20 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
         .help.push_back("mls files are hand-written models; split generated data into several files");
     return false;
   }
-  if (!is_text(*text)) {
-    diags.error(ErrorKind::load_binary, from, "'" + path + "' is not UTF-8 text");
+  if (const auto bad = first_non_text(*text)) {
+    const auto byte = static_cast<unsigned char>((*text)[*bad]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", byte);
+    const std::string what = byte == 0 ? "a NUL byte" : std::string("byte ") + hex;
+    if (from.valid()) {
+      diags.error(ErrorKind::load_binary, from, "'" + path + "' is not UTF-8 text (" + what + ")");
+    } else {
+      // The main file: point at the first offending byte, in a copy that is safe to print.
+      const FileId id = sources.add(norm, ascii_only(*text), false);
+      const auto at = static_cast<std::uint32_t>(*bad);
+      diags.error(ErrorKind::load_binary, Span{id, at, at + 1}, "not UTF-8 text: " + what)
+          .help.push_back("mls reads UTF-8 text files; is this the right file?");
+    }
     return false;
   }
   loaded_paths_.push_back(norm);
