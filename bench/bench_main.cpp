@@ -2,7 +2,8 @@
 // the same formulas, measured in the same run (single thread and all threads), plus peak memory
 // of `mls run` at 10^5 vs 10^6 points. Reports ratios; asserts nothing about wall-clock time.
 //
-// usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--quick]
+// usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]
+// (--threads T measures only T threads, e.g. under a profiler; the default measures 1 and all.)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,16 +152,18 @@ long peak_rss_kib(const std::string& mls_bin, const std::string& scenario, long 
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fputs("usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--quick]\n", stderr);
+    std::fputs("usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]\n", stderr);
     return 64;
   }
   const std::string mls_bin = argv[1], scenario = argv[2];
   long max_gpus = 250000;
   int repeat = 3;
   bool quick = false;
+  unsigned only_threads = 0;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--max-gpus") && i + 1 < argc) max_gpus = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
   }
   if (max_gpus < 8 || repeat < 1) return 64;
@@ -170,7 +173,9 @@ int main(int argc, char** argv) {
   std::printf("grid: %zu points (gpus 8..%ld by 8 x 4 tp x 8 batches), %d repetition(s), best time kept\n\n", points, max_gpus, repeat);
 
   int failures = 0;
-  for (unsigned threads : {1u, hw}) {
+  std::vector<unsigned> thread_counts = {1u, hw};
+  if (only_threads) thread_counts = {only_threads};
+  for (unsigned threads : thread_counts) {
     double best_mls = 1e300, best_native = 1e300;
     CheckSink last;
     for (int r = 0; r < repeat; ++r) {
@@ -189,7 +194,7 @@ int main(int argc, char** argv) {
                 threads == 1 ? "1 thread" : (std::to_string(threads) + " threads").c_str(), best_mls, points / best_mls,
                 1e9 * best_mls / static_cast<double>(points), best_native, points / best_native,
                 1e9 * best_native / static_cast<double>(points), best_mls / best_native);
-    if (threads == hw && hw == 1) break;
+    if (threads == thread_counts.front() && thread_counts.back() == threads && thread_counts.size() > 1) break;
   }
   std::printf("engine: %s; %zu sampled points agree with the native code to 1e-9\n", failures ? "MISMATCH" : "binary64, compiled",
               points / 997 + 1);

@@ -44,6 +44,7 @@ struct PointRun {
   std::vector<double> regs;
   std::vector<std::uint8_t> sig;  // arm taken at each runtime branch (0xff: not reached)
   std::vector<std::size_t> last_pick;  // the runner's domain indices of the previous point
+  std::vector<std::size_t> pick;       // ... and of this point (kept to reuse its storage)
   // The runner's provenance cache for the last signature (opaque here; see run.cpp).
   std::vector<std::uint8_t> last_sig;
   const void* last_deps = nullptr;

@@ -196,7 +196,7 @@ struct NotesBuilder::State {
     return a;
   }
 
-  void add(Row r, std::size_t index) {
+  void add(Row& r, std::size_t index) {
     const RowArms& ra = arms_of(r);
     changed.assign(ncols, false);
     if (index > 0)
@@ -233,8 +233,8 @@ struct NotesBuilder::State {
       prev_arms = &ra;
     }
     record(r, index, boundary);
-    prev_cells = std::move(r.cells);
-    prev_key = std::move(r.key);
+    std::swap(prev_cells, r.cells);  // r gets the storage of the row before (see add's contract)
+    std::swap(prev_key, r.key);
     rows = index + 1;
   }
 
@@ -442,7 +442,7 @@ struct NotesBuilder::State {
 NotesBuilder::NotesBuilder(const Program& p, const Table& t) : s_(std::make_unique<State>(p, t)) {}
 NotesBuilder::~NotesBuilder() = default;
 
-void NotesBuilder::add(Row row, std::size_t index) { s_->add(std::move(row), index); }
+void NotesBuilder::add(Row& row, std::size_t index) { s_->add(row, index); }
 
 std::vector<Note> NotesBuilder::finish() {
   s_->drift_notes();

@@ -92,7 +92,9 @@ void check_displayable(const Program& p, const Value& v, const TypeP& type, cons
     e.message = "the dimension of this value is not known";
     throw DiagnosticError{std::move(e)};
   }
-  if (!std::isfinite(in_unit(v.n, d).d)) throw DiagnosticError{too_large_to_show(p, at, d.unit, v.deps)};
+  // Binary64 cells (every cell of a large sweep) need no rational division to be checked.
+  if (!v.n.exact() ? std::isfinite(v.n.d / d.factor.d) : std::isfinite(in_unit(v.n, d).d)) return;
+  throw DiagnosticError{too_large_to_show(p, at, d.unit, v.deps)};
 }
 
 struct PointOut {
@@ -155,6 +157,13 @@ class SweepRunner {
     t.col_deps.assign(t.cols.size(), 0);
 
     const bool fast = total > opt_.exact_limit;
+    // A binary64 sweep keys its rows in binary64 too: an exact key value would be shared by
+    // every row (its reference count bounced between threads) and printed through rationals.
+    if (fast)
+      for (auto& d : domains)
+        for (auto& tuple : d)
+          for (auto& v : tuple)
+            if (v.k == Value::K::num && v.n.exact()) v.n = Num::of_double(v.n.d);
     Evaluator ev(p_, cfg_, !fast);
     ev.max_steps = opt_.max_steps;
     // Large sweeps run compiled binary64 code; what the compiler does not support falls back
@@ -178,8 +187,13 @@ class SweepRunner {
       begun = true;
     };
     std::vector<DepSet> last_cell_deps;
+    // One row object for the whole table. Its vectors trade places with the point's (and the
+    // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
+    Row row;
     auto emit_row = [&](PointOut& o, std::size_t point) {
-      Row row{std::move(o.key), std::move(o.cells), point};
+      std::swap(row.key, o.key);
+      std::swap(row.cells, o.cells);
+      row.point = point;
       for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
         check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
       // Consecutive rows mostly share their cells' deps: union only what is new.
@@ -190,7 +204,7 @@ class SweepRunner {
           last_cell_deps[c] = row.cells[c].deps;
         }
       sink.table_row(t, row);
-      if (!t.search) notes.add(std::move(row), t.row_count);
+      if (!t.search) notes.add(row, t.row_count);
       ++t.row_count;
     };
     Progress progress(opt_.progress && total >= 20000, t.name, total);
@@ -276,13 +290,15 @@ class SweepRunner {
     auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
                        std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
-      out.outs.clear();
-      out.outs.reserve(end - begin);
+      // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
+      out.outs.resize(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          out.outs.push_back(prog ? point_fast(ev, *prog, domains, i, scratch, local_sigs) : point(ev, domains, i, fast));
+          if (prog) point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
+          else out.outs[i - begin] = point(ev, domains, i, fast);
         } catch (DiagnosticError& e) {
           out.error = std::make_pair(i, e);
+          out.outs.resize(i - begin);
           return;
         }
       }
@@ -526,16 +542,23 @@ class SweepRunner {
   // element chosen from each binding's domain.
   std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
                             std::vector<std::size_t>& pick) const {
+    std::vector<Value> key;
+    key_of(domains, index, pick, key);
+    return key;
+  }
+  void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, std::vector<std::size_t>& pick,
+              std::vector<Value>& key) const {
     pick.resize(domains.size());
     for (std::size_t b = domains.size(); b-- > 0;) {
       pick[b] = index % domains[b].size();
       index /= domains[b].size();
     }
-    std::vector<Value> key;
-    key.reserve(key_width_);
+    std::size_t width = 0;
+    for (std::size_t b = 0; b < domains.size(); ++b) width += domains[b][pick[b]].size();
+    key.resize(width);  // assigned in place: a point's key keeps its storage
+    std::size_t k = 0;
     for (std::size_t b = 0; b < domains.size(); ++b)
-      for (const auto& v : domains[b][pick[b]]) key.push_back(v);
-    return key;
+      for (const auto& v : domains[b][pick[b]]) key[k++] = v;
   }
 
   PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, bool fast) {
@@ -598,12 +621,15 @@ class SweepRunner {
 
   // One point through the compiled program. Provenance comes from the signature cache; a new
   // signature is evaluated once by the tree-walker, which must agree bit for bit.
-  PointOut point_fast(Evaluator& ev, const fast::SweepProgram& prog, const std::vector<std::vector<std::vector<Value>>>& domains,
-                      std::size_t index, fast::PointRun& run,
-                      std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
-    PointOut o;
-    std::vector<std::size_t> pick;
-    o.key = key_of(domains, index, pick);
+  void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const std::vector<std::vector<std::vector<Value>>>& domains,
+                  std::size_t index, fast::PointRun& run, std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs,
+                  PointOut& o) {
+    o.filtered = false;
+    o.feasible = true;
+    o.objectives.clear();
+    o.failed.clear();
+    std::vector<std::size_t>& pick = run.pick;
+    key_of(domains, index, pick, o.key);
     // Which key positions changed since this worker's previous point: compiled code that
     // depends on none of them is not re-run.
     std::uint64_t changed = 0;
@@ -615,7 +641,7 @@ class SweepRunner {
         for (std::size_t i = 0; i < domains[b][pick[b]].size(); ++i, ++k)
           if (pick[b] != run.last_pick[b]) changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
     }
-    run.last_pick = std::move(pick);
+    std::swap(run.last_pick, pick);
     prog.run(o.key, changed, run);
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
@@ -623,7 +649,7 @@ class SweepRunner {
     }
     if (run.status == fast::Status::filtered) {
       o.filtered = true;
-      return o;
+      return;
     }
     auto value_of = [&](const fast::Slot& sl, DepSet d) {
       const double x = prog.read(sl, run);
@@ -677,10 +703,23 @@ class SweepRunner {
       run.last_sig = run.sig;
       run.last_deps = deps;
     }
-    o.cells.reserve(prog.cells().size() + 1);
-    for (std::size_t c = 0; c < prog.cells().size(); ++c) o.cells.push_back(value_of(prog.cells()[c], (*deps)[c]));
+    // Numbers are written into the cells in place (they are cleared only to be refilled).
+    const std::size_t ncells = prog.cells().size();
+    o.cells.resize(ncells);
+    for (std::size_t c = 0; c < ncells; ++c) {
+      const fast::Slot& sl = prog.cells()[c];
+      Value& v = o.cells[c];
+      if (sl.kind != fast::Slot::K::num) {
+        v = value_of(sl, (*deps)[c]);
+        continue;
+      }
+      v.k = Value::K::num;
+      v.n.d = prog.read(sl, run);
+      v.n.ex.reset();
+      v.h.reset();
+      v.deps = (*deps)[c];
+    }
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
-    return o;
   }
 
   Program& p_;

@@ -132,7 +132,9 @@ class NotesBuilder {
   ~NotesBuilder();
   NotesBuilder(const NotesBuilder&) = delete;
   NotesBuilder& operator=(const NotesBuilder&) = delete;
-  void add(Row row, std::size_t index);  // rows in table order; kept as the previous row
+  // Rows in table order. The row's key and cells become the previous row; `row` is left with
+  // the storage (and stale values) of the row before, for the caller to refill.
+  void add(Row& row, std::size_t index);
   [[nodiscard]] std::vector<Note> finish();
 
  private:
