@@ -217,10 +217,11 @@ namespace {
 // Binary64 values away from a decimal tie: the correctly rounded printf result equals
 // half-up rounding of the exact value, and avoids rational arithmetic on hot output paths.
 std::optional<std::string> fast_fixed(double v, int decimals) {
-  if (std::fabs(v) >= 1e15 || decimals > 17) return std::nullopt;
-  const double scaled = std::fabs(v) * std::pow(10.0, decimals);
-  const double frac = scaled - std::floor(scaled);
-  if (std::fabs(frac - 0.5) < 1e-6) return std::nullopt;  // near a tie: decide exactly
+  if (std::fabs(v) >= 1e15 || decimals < 0 || decimals > 17) return std::nullopt;
+  // An exact tie (v * 10^d = odd / 2) needs v * 2^(d+1) to be an odd integer (the factor 5^d
+  // is odd); ldexp is exact. Ties are decided exactly; anything else formats correctly rounded.
+  const double t = std::ldexp(std::fabs(v), decimals + 1);
+  if (t == std::floor(t) && std::fmod(t, 2.0) == 1.0) return std::nullopt;
   std::string s = fmt::format("{:.{}f}", v, decimals);
   if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
@@ -246,7 +247,12 @@ std::string format_sig(const Num& a, int sig) {
     if (std::fabs(a.d) < std::pow(10.0, e)) --e;
     const long decimals = sig - 1 - e;
     if (decimals >= 0 && decimals <= 17) {
-      if (auto s = fast_fixed(a.d, static_cast<int>(decimals))) {
+      auto s = fast_fixed(a.d, static_cast<int>(decimals));
+      if (s) {
+        const std::size_t dot = std::min(s->find('.'), s->size());
+        if (dot - (a.d < 0 ? 1 : 0) > 15) s.reset();  // carried up to 1e15: scientific, exactly
+      }
+      if (s) {
         std::string t = *s;
         if (t.find('.') != std::string::npos) {
           while (t.back() == '0') t.pop_back();
@@ -254,6 +260,17 @@ std::string format_sig(const Num& a, int sig) {
         }
         return t;
       }
+    } else if (decimals < 0) {
+      // Rounded to a power of ten above 1 (12345678.9 -> 12350000), in integers: with
+      // |v| = i + f (f < 1) and unit = 10^k, half-up rounds up iff i mod unit >= unit / 2.
+      long long unit = 1;
+      for (long k = 0; k < -decimals; ++k) unit *= 10;
+      const double mag = std::fabs(a.d);
+      const auto i = static_cast<long long>(std::floor(mag));  // < 1e15: exact
+      const long long q = i / unit + (i % unit >= unit / 2 ? 1 : 0);
+      // A carry up to 1e15 prints in scientific notation: the exact path below does that.
+      if (q < 1'000'000'000'000'000LL / unit)
+        return (a.d < 0 ? "-" : "") + std::to_string(q) + std::string(static_cast<std::size_t>(-decimals), '0');
     }
   }
   const Rat r = rat_of(a);

@@ -1,6 +1,9 @@
 // number_test.cpp — exact decimal literals, rounding and formatting of mls numbers.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "interpreter/number.hpp"
 
 using namespace mls;
@@ -68,6 +71,42 @@ TEST_CASE("significant-digit formatting, including the carry of rounding") {
   CHECK(format_fixed(neg(*Num::parse("0.5")), 0) == "-1");        // away from zero
   CHECK(format_json(0.1) == "0.1");
   CHECK(format_json(1e21) == "1e+21");
+}
+
+TEST_CASE("binary64 fast formatting agrees with the exact path") {
+  // The fast paths (fixed and rounded-to-a-power-of-ten) must print what the rational path
+  // prints for the same binary64 value: sweeps of a million rows go through them.
+  std::uint64_t state = 88172645463325252ULL;  // xorshift: fixed seed, no <random> variance
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int k = 0; k < 20000; ++k) {
+    const double mant = 1.0 + static_cast<double>(next() % 1000000007ULL) / 1000000007.0;
+    const int exp10 = static_cast<int>(next() % 26) - 8;  // 1e-8 .. 1e17
+    double x = mant * std::pow(10.0, exp10);
+    if (k % 3 == 0) x = std::round(x * 2) / 2;  // halves and whole numbers: near ties
+    if (k % 7 == 0) x = -x;
+    for (int sig : {3, 4}) {
+      CAPTURE(x);
+      CHECK(format_sig(Num::of_double(x), sig) == format_sig(Num::exact_of_double(x), sig));
+    }
+    CHECK(format_fixed(Num::of_double(x), 2) == format_fixed(Num::exact_of_double(x), 2));
+  }
+  CHECK(format_sig(Num::of_double(12345678.9), 4) == "12350000");
+  CHECK(format_sig(Num::of_double(-99995000.0), 4) == "-100000000");
+  CHECK(format_sig(Num::of_double(1234.5), 4) == "1235");  // a tie: decided exactly, half-up
+  CHECK(format_fixed(Num::of_double(169478267813652.125), 2) == "169478267813652.13");  // exact tie, half-up
+  for (double x : {1e-6, 1e-5, 0.001, 0.00999995, 0.1, 1.0, 9.9995, 99.995, 1e4, 99995.0, 1e9, 999950000.0, 1e14,
+                   99994999999999.0, 999949999999999.0, 0.3, 2.675, 1.0005})
+    for (int sig : {1, 2, 4, 6}) {
+      CAPTURE(x);
+      CAPTURE(sig);
+      CHECK(format_sig(Num::of_double(x), sig) == format_sig(Num::exact_of_double(x), sig));
+      CHECK(format_sig(Num::of_double(-x), sig) == format_sig(Num::exact_of_double(-x), sig));
+    }
 }
 
 TEST_CASE("integer conversion stays in range") {
