@@ -4,6 +4,7 @@
 //
 // usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]
 // (--threads T measures only T threads, e.g. under a profiler; the default measures 1 and all.)
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,7 +123,9 @@ int validate(const CheckSink& sink) {
     for (int c = 0; c < 6; ++c) {
       const double got = row.cells[static_cast<std::size_t>(3 + c)].n.d;
       if (std::fabs(got - want[c]) > 1e-9 * std::max(std::fabs(got), std::fabs(want[c]))) {
-        if (bad++ < 5) std::fprintf(stderr, "mismatch at gpus=%g tp=%g batch=%g column %d: mls %.17g native %.17g\n", gpus, tp, batch, c, got, want[c]);
+        if (bad++ < 5)
+          std::fprintf(stderr, "mismatch at gpus=%g tp=%g batch=%g column %d: mls %.17g native %.17g\n", gpus, tp,
+                       batch, c, got, want[c]);
       }
     }
   }
@@ -138,8 +140,8 @@ long peak_rss_kib(const std::string& mls_bin, const std::string& scenario, long 
     dup2(devnull, 1);
     dup2(devnull, 2);
     const std::string set = "max_gpus=" + std::to_string(max_gpus);
-    execl(mls_bin.c_str(), mls_bin.c_str(), "run", scenario.c_str(), "--format", "csv", "--set", set.c_str(), "--max-points",
-          "10000000", static_cast<char*>(nullptr));
+    execl(mls_bin.c_str(), mls_bin.c_str(), "run", scenario.c_str(), "--format", "csv", "--set", set.c_str(),
+          "--max-points", "10000000", static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
@@ -152,7 +154,8 @@ long peak_rss_kib(const std::string& mls_bin, const std::string& scenario, long 
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fputs("usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]\n", stderr);
+    std::fputs("usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]\n",
+               stderr);
     return 64;
   }
   const std::string mls_bin = argv[1], scenario = argv[2];
@@ -161,16 +164,21 @@ int main(int argc, char** argv) {
   bool quick = false;
   unsigned only_threads = 0;
   for (int i = 3; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--max-gpus") && i + 1 < argc) max_gpus = std::atol(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = static_cast<unsigned>(std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--max-gpus") && i + 1 < argc)
+      max_gpus = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      only_threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
   }
   if (max_gpus < 8 || repeat < 1) return 64;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t points = static_cast<std::size_t>(max_gpus / 8) * 32;
   std::printf("E2 training scenario (distributed + checkpoint + reliability + economics per point)\n");
-  std::printf("grid: %zu points (gpus 8..%ld by 8 x 4 tp x 8 batches), %d repetition(s), best time kept\n\n", points, max_gpus, repeat);
+  std::printf("grid: %zu points (gpus 8..%ld by 8 x 4 tp x 8 batches), %d repetition(s), best time kept\n\n", points,
+              max_gpus, repeat);
 
   int failures = 0;
   std::vector<unsigned> thread_counts = {1u, hw};
@@ -190,19 +198,21 @@ int main(int argc, char** argv) {
       last = std::move(m.sink);
     }
     failures += validate(last);
-    std::printf("%-12s mls %8.3f s  %9.0f points/s  %7.1f ns/point   native %8.4f s  %11.0f points/s  %6.1f ns/point   ratio %5.1fx\n",
-                threads == 1 ? "1 thread" : (std::to_string(threads) + " threads").c_str(), best_mls, points / best_mls,
-                1e9 * best_mls / static_cast<double>(points), best_native, points / best_native,
-                1e9 * best_native / static_cast<double>(points), best_mls / best_native);
+    std::printf(
+        "%-12s mls %8.3f s  %9.0f points/s  %7.1f ns/point   native %8.4f s  %11.0f points/s  %6.1f ns/point   ratio "
+        "%5.1fx\n",
+        threads == 1 ? "1 thread" : (std::to_string(threads) + " threads").c_str(), best_mls, points / best_mls,
+        1e9 * best_mls / static_cast<double>(points), best_native, points / best_native,
+        1e9 * best_native / static_cast<double>(points), best_mls / best_native);
     if (threads == thread_counts.front() && thread_counts.back() == threads && thread_counts.size() > 1) break;
   }
-  std::printf("engine: %s; %zu sampled points agree with the native code to 1e-9\n", failures ? "MISMATCH" : "binary64, compiled",
-              points / 997 + 1);
+  std::printf("engine: %s; %zu sampled points agree with the native code to 1e-9\n",
+              failures ? "MISMATCH" : "binary64, compiled", points / 997 + 1);
   if (!quick) {
     const long small = peak_rss_kib(mls_bin, scenario, max_gpus / 10);
     const long large = peak_rss_kib(mls_bin, scenario, max_gpus);
-    std::printf("peak memory of `mls run --format csv`: %ld KiB at %zu points, %ld KiB at %zu points (%.2fx)\n", small, points / 10,
-                large, points, small > 0 ? static_cast<double>(large) / static_cast<double>(small) : 0.0);
+    std::printf("peak memory of `mls run --format csv`: %ld KiB at %zu points, %ld KiB at %zu points (%.2fx)\n", small,
+                points / 10, large, points, small > 0 ? static_cast<double>(large) / static_cast<double>(small) : 0.0);
     if (small < 0 || large < 0) ++failures;
   }
   return failures ? 1 : 0;

@@ -13,7 +13,9 @@ struct E2Point {
 };
 
 // Ring all-reduce: 2(n-1)/n M/bw + 2(n-1) alpha.
-inline double ring(double m, double n, double bw, double alpha) { return 2 * (n - 1) / n * m / bw + 2 * (n - 1) * alpha; }
+inline double ring(double m, double n, double bw, double alpha) {
+  return 2 * (n - 1) / n * m / bw + 2 * (n - 1) * alpha;
+}
 
 inline E2Point e2_native(double gpus, double tp, double batch) {
   // Llama-3-70B, H100 (DGX: 8 per node), InfiniBand NDR, fp16, efficiency 0.5, seq 2048.

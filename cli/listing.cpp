@@ -59,8 +59,8 @@ int cmd_presets(const Args& a) {
   for (const auto& p : s.prog.presets) list.push_back(&p);
   std::sort(list.begin(), list.end(), [](auto* x, auto* y) { return sym_name(x->name) < sym_name(y->name); });
   for (const PresetDef* p : list) {
-    out += sym_name(p->name) + (p->stmt->extends != kNoSym ? " (extends " + sym_name(p->stmt->extends) + ")" : "") + " — " +
-           p->stmt->str + "\n";
+    out += sym_name(p->name) + (p->stmt->extends != kNoSym ? " (extends " + sym_name(p->stmt->extends) + ")" : "") +
+           " — " + p->stmt->str + "\n";
     out += "  declared at " + s.prog.sources.where_line(p->stmt->name_span) + "\n";
     for (const auto& it : p->stmt->items) {
       if (it.kind == SK::use) {

@@ -1,8 +1,9 @@
 // main.cpp — the `mls` command line: run, check, diff, explain, conventions, presets, repl.
 // Exit codes (documented in README.md): 0 ok, 1 assertion failed / differences found,
 // 64 usage, 65 input error, 66 input missing, 70 internal error, 73 cannot write output.
-#include <cstdio>
 #include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -127,11 +128,14 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       char* end = nullptr;
       const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
       if (v->empty() || *end != '\0' || n == 0 || n > (threads ? 1024ull : 1'000'000'000'000ull)) {
-        error = std::string(threads ? "--threads" : "--max-points") + " expects a positive whole number, got '" + *v + "'";
+        error =
+            std::string(threads ? "--threads" : "--max-points") + " expects a positive whole number, got '" + *v + "'";
         return 64;
       }
-      if (threads) a.run.threads = static_cast<unsigned>(n);
-      else a.run.max_points = static_cast<std::size_t>(n);
+      if (threads)
+        a.run.threads = static_cast<unsigned>(n);
+      else
+        a.run.max_points = static_cast<std::size_t>(n);
     } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
       error = "unknown option '" + arg + "'";
       return 64;
@@ -273,7 +277,8 @@ int main(int argc, char** argv) {
   try {
     return mls::dispatch(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n", e.what());
+    std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n",
+                 e.what());
     return 70;
   } catch (...) {
     std::fprintf(stderr, "mls: error[internal]: unknown exception\n");

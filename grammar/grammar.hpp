@@ -30,8 +30,8 @@ struct ws : star<sor<space_char, comment>> {};
 struct line_blank : star<one<' ', '\t'>> {};
 
 // ---- keywords ----
-#define MLS_KW(name, text)                                        \
-  struct kw_##name : seq<TAO_PEGTL_KEYWORD(text), ws> {};         \
+#define MLS_KW(name, text)                                \
+  struct kw_##name : seq<TAO_PEGTL_KEYWORD(text), ws> {}; \
   struct kw_##name##_raw : TAO_PEGTL_KEYWORD(text) {}
 MLS_KW(let, "let");
 MLS_KW(set, "set");
@@ -75,15 +75,13 @@ MLS_KW(native, "native");
 
 // Words that can never be a name or a unit.
 struct reserved
-    : sor<kw_let_raw, kw_set_raw, kw_use_raw, kw_preset_raw, kw_import_raw, kw_show_raw,
-          kw_assert_raw, kw_sweep_raw, kw_search_raw, kw_over_raw, kw_in_raw, kw_if_raw,
-          kw_then_raw, kw_else_raw, kw_match_raw, kw_with_raw, kw_and_raw, kw_or_raw, kw_not_raw,
-          kw_true_raw, kw_false_raw, kw_convention_raw, kw_dimension_raw, kw_unit_raw,
-          kw_prefixes_raw, kw_display_raw, kw_native_raw, kw_pareto_raw> {};
+    : sor<kw_let_raw, kw_set_raw, kw_use_raw, kw_preset_raw, kw_import_raw, kw_show_raw, kw_assert_raw, kw_sweep_raw,
+          kw_search_raw, kw_over_raw, kw_in_raw, kw_if_raw, kw_then_raw, kw_else_raw, kw_match_raw, kw_with_raw,
+          kw_and_raw, kw_or_raw, kw_not_raw, kw_true_raw, kw_false_raw, kw_convention_raw, kw_dimension_raw,
+          kw_unit_raw, kw_prefixes_raw, kw_display_raw, kw_native_raw, kw_pareto_raw> {};
 // Contextual words: names elsewhere, but never units (they follow numbers in sweeps).
-struct unit_stopword
-    : sor<reserved, kw_by_raw, kw_where_raw, kw_subject_raw, kw_to_raw, kw_top_raw,
-          kw_maximize_raw, kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw> {};
+struct unit_stopword : sor<reserved, kw_by_raw, kw_where_raw, kw_subject_raw, kw_to_raw, kw_top_raw, kw_maximize_raw,
+                           kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw> {};
 
 struct name_raw : seq<not_at<reserved>, p::identifier> {};
 struct name : seq<name_raw, ws> {};
@@ -171,9 +169,8 @@ struct match_open : lbrace {};
 struct match_close : rbrace {};
 struct match_expr : seq<kw_match, expr_req, must<match_open>, star<match_arm, opt_sep>, must<match_close>> {};
 
-struct primary
-    : sor<number_lit, string_lit, bool_true, bool_false, if_expr, match_expr, list_lit, record_lit,
-          paren_expr, call, name_ref> {};
+struct primary : sor<number_lit, string_lit, bool_true, bool_false, if_expr, match_expr, list_lit, record_lit,
+                     paren_expr, call, name_ref> {};
 
 struct field_access : seq<one<'.'>, not_at<one<'.'>>, ws, must<name>> {};
 struct path : seq<name, star<one<'.'>, ws, must<name>>> {};
@@ -266,9 +263,7 @@ struct objective : sor<maximize_obj, minimize_obj> {};
 struct top_stmt : seq<kw_top, must<number_lit>> {};
 struct pareto_stmt : seq<kw_pareto, must<objective>, must<comma>, must<objective>> {};
 struct body_let : seq<kw_let, must<name>, must<assign>, expr_req> {};
-struct body_item
-    : sor<body_let, show_stmt, assert_stmt, where_stmt, subject_stmt, objective, top_stmt,
-          pareto_stmt> {};
+struct body_item : sor<body_let, show_stmt, assert_stmt, where_stmt, subject_stmt, objective, top_stmt, pareto_stmt> {};
 struct body_close : rbrace {};
 struct body : seq<must<lbrace>, star<body_item, opt_sep>, must<body_close>> {};
 struct sweep_stmt : seq<kw_sweep, must<name>, must<kw_over>, must<bindings>, body> {};
@@ -278,9 +273,8 @@ struct search_stmt : seq<kw_search, must<name>, must<kw_over>, must<bindings>, b
 struct choice : seq<name, must<colon>, must<string_lit>> {};
 struct convention_default : seq<kw_default, must<name>> {};
 struct convention_close : rbrace {};
-struct convention_stmt
-    : seq<kw_convention, must<name>, must<string_lit>, must<lbrace>,
-          star<sor<convention_default, choice>, opt_sep>, must<convention_close>> {};
+struct convention_stmt : seq<kw_convention, must<name>, must<string_lit>, must<lbrace>,
+                             star<sor<convention_default, choice>, opt_sep>, must<convention_close>> {};
 struct preset_extends : seq<kw_extends, must<name>> {};
 struct preset_item : sor<use_stmt, set_stmt> {};
 struct preset_close : rbrace {};
@@ -297,8 +291,8 @@ struct unit_name : seq<unit_atom, ws> {};
 struct unit_base_of : seq<colon, must<name>> {};
 struct unit_def : seq<assign, expr_req> {};
 struct prefix_list : seq<kw_prefixes, must<name>, star<comma, must<name>>> {};
-struct unit_stmt
-    : seq<kw_unit, must<unit_name>, opt<unit_base_of>, opt<unit_def>, opt<string_lit>, opt<prefix_list>> {};
+struct unit_stmt : seq<kw_unit, must<unit_name>, opt<unit_base_of>, opt<unit_def>, opt<string_lit>, opt<prefix_list>> {
+};
 struct prefix_name : seq<unit_word, ws> {};
 struct prefix_def : seq<prefix_name, must<assign>, must<number_lit>> {};
 struct prefixes_close : rbrace {};
@@ -308,9 +302,8 @@ struct display_stmt : seq<kw_display, must<display_unit>, star<comma, must<displ
 struct native_stmt : seq<kw_native, must<name_raw>, must<params>, ws, opt<string_lit>> {};
 
 struct statement
-    : sor<import_stmt, let_stmt, set_stmt, use_stmt, show_stmt, assert_stmt, sweep_stmt, search_stmt,
-          convention_stmt, preset_stmt, dimension_stmt, unit_stmt, prefixes_stmt, display_stmt,
-          native_stmt> {};
+    : sor<import_stmt, let_stmt, set_stmt, use_stmt, show_stmt, assert_stmt, sweep_stmt, search_stmt, convention_stmt,
+          preset_stmt, dimension_stmt, unit_stmt, prefixes_stmt, display_stmt, native_stmt> {};
 
 // One statement at a time: the parser loop in parse.cpp resynchronises after an error.
 struct one_statement : seq<statement, opt_sep> {};

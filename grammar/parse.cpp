@@ -134,9 +134,9 @@ using selector = pt::selector<
         g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
         g::convention_stmt, g::choice, g::convention_default, g::preset_stmt, g::preset_extends, g::preset_body,
         g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div, g::unit_stmt, g::unit_name,
-        g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def, g::prefix_name,
-        g::display_stmt, g::display_unit, g::native_stmt, g::call_close, g::paren_close, g::list_close,
-        g::record_close, g::with_close, g::match_close, g::body_close>>;
+        g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def, g::prefix_name, g::display_stmt,
+        g::display_unit, g::native_stmt, g::call_close, g::paren_close, g::list_close, g::record_close, g::with_close,
+        g::match_close, g::body_close>>;
 
 // ---------------------------------------------------------------------------------------------
 // Lowering from parse tree to AST.
@@ -169,7 +169,9 @@ class Lowerer {
   static Span join(Span a, Span b) { return Span{a.file, a.begin, std::max(a.end, b.end)}; }
 
   Sym name_of(const Node& n) const { return intern(n.string_view()); }
-  const Node* child(const Node& n, std::size_t i) const { return i < n.children.size() ? n.children[i].get() : nullptr; }
+  const Node* child(const Node& n, std::size_t i) const {
+    return i < n.children.size() ? n.children[i].get() : nullptr;
+  }
   template <typename R>
   const Node* find(const Node& n) const {
     for (const auto& c : n.children)
@@ -269,7 +271,8 @@ class Lowerer {
       Span at = e->span;
       auto& d = diags_.error(ErrorKind::parse_too_deep, at,
                              "expression nests too deeply (more than " + std::to_string(kMaxExprDepth) + " levels)");
-      d.help.push_back("each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it with `let`");
+      d.help.push_back(
+          "each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it with `let`");
     }
     // The stand-in is a name without a name: the resolver leaves it unbound and the checker
     // gives it the error type, which silences follow-on messages (the file fails anyway).
@@ -660,7 +663,8 @@ class Lowerer {
       for (std::size_t i = 2; i < n.children.size(); ++i) {
         const Node& c = *n.children[i];
         if (c.is_type<g::choice>()) {
-          s.choices.push_back(Choice{name_of(*c.children.at(0)), string_value(*c.children.at(1)), span(*c.children.at(0))});
+          s.choices.push_back(
+              Choice{name_of(*c.children.at(0)), string_value(*c.children.at(1)), span(*c.children.at(0))});
         } else if (c.is_type<g::convention_default>()) {
           if (s.default_choice != kNoSym)
             diags_.error(ErrorKind::convention_decl, span(c), "a convention has one default");
@@ -729,8 +733,7 @@ class Lowerer {
       for (const Node* d : all<g::prefix_def>(n)) {
         const Node& lit = *d->children.at(1);
         s.prefix_defs.emplace_back(d->children.at(0)->string(), number(*lit.children.at(0)));
-        if (find<g::unit_expr>(lit))
-          diags_.error(ErrorKind::unit_decl, span(lit), "a prefix factor is a plain number");
+        if (find<g::unit_expr>(lit)) diags_.error(ErrorKind::unit_decl, span(lit), "a prefix factor is a plain number");
         // Trim the whitespace the prefix_name token swallowed.
         auto& nm = s.prefix_defs.back().first;
         while (!nm.empty() && (nm.back() == ' ' || nm.back() == '\t' || nm.back() == '\n' || nm.back() == '\r'))
@@ -802,9 +805,9 @@ std::optional<std::size_t> unclosed_opener(std::string_view text, std::size_t fr
   return stack.back();
 }
 
-const char* const kStatementWords[] = {"let",        "set",     "use",     "preset",   "import",  "show",
-                                       "assert",     "sweep",   "search",  "convention", "dimension",
-                                       "unit",       "prefixes", "display", "native"};
+const char* const kStatementWords[] = {"let",       "set",    "use",      "preset",  "import",
+                                       "show",      "assert", "sweep",    "search",  "convention",
+                                       "dimension", "unit",   "prefixes", "display", "native"};
 
 bool starts_statement(std::string_view line) {
   for (const char* w : kStatementWords) {
@@ -826,7 +829,9 @@ std::size_t resync(const SourceFile& f, std::size_t err) {
   return f.text.size();
 }
 
-bool is_closer_message(std::string_view m) { return m.find("to close") != std::string_view::npos || m == "expected ')'"; }
+bool is_closer_message(std::string_view m) {
+  return m.find("to close") != std::string_view::npos || m == "expected ')'";
+}
 
 template <typename Rule>
 struct ParseOutcome {
@@ -856,8 +861,10 @@ ParseOutcome<Rule> run(const SourceFile& f, std::size_t pos, ParseState& st) {
 void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t stmt_start, std::size_t pos,
             const std::string& message) {
   if (message == "maximum parser rule nesting depth exceeded") {
-    diags.error(ErrorKind::parse_too_deep, Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
-                "expressions nest too deeply (more than " + std::to_string(kMaxParseDepth) + " levels)")
+    diags
+        .error(ErrorKind::parse_too_deep,
+               Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
+               "expressions nest too deeply (more than " + std::to_string(kMaxParseDepth) + " levels)")
         .help.push_back("split the expression with `let` bindings");
     return;
   }
@@ -890,7 +897,8 @@ void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t st
 
 // The name a statement at `pos` defines, if it starts `let NAME`.
 std::optional<std::string> let_name(std::string_view text, std::size_t pos) {
-  if (text.compare(pos, 3, "let") != 0 || pos + 3 >= text.size() || !std::isspace(static_cast<unsigned char>(text[pos + 3])))
+  if (text.compare(pos, 3, "let") != 0 || pos + 3 >= text.size() ||
+      !std::isspace(static_cast<unsigned char>(text[pos + 3])))
     return std::nullopt;
   std::size_t b = pos + 3;
   while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
@@ -920,9 +928,10 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
     // per line: past kMaxParseErrors the rest of the file is not parsed.
     if (errors == kMaxParseErrors) {
       // Reported at the top of the file, so that it is among the diagnostics shown first.
-      diags.error(ErrorKind::parse_syntax, Span{file, 0, 0},
-                  "more than " + std::to_string(kMaxParseErrors) + " syntax errors: parsing stopped at line " +
-                      std::to_string(f.locate(static_cast<std::uint32_t>(pos)).line))
+      diags
+          .error(ErrorKind::parse_syntax, Span{file, 0, 0},
+                 "more than " + std::to_string(kMaxParseErrors) + " syntax errors: parsing stopped at line " +
+                     std::to_string(f.locate(static_cast<std::uint32_t>(pos)).line))
           .help.push_back("is this an mls file?");
       break;
     }
@@ -937,7 +946,8 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
     if (!r.root || r.root->children.empty() || r.end <= pos) {
       ++errors;
       const std::string got = describe_at(f.text, pos);
-      diags.error(ErrorKind::parse_syntax, Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
+      diags.error(ErrorKind::parse_syntax,
+                  Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
                   "expected a statement (let, show, sweep, ...), got " + got);
       pos = skip_ws(f, resync(f, pos), st);
       continue;
@@ -971,7 +981,8 @@ Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& inc
       return m;
     }
     if (!r.root || r.root->children.empty() || r.end <= pos) {
-      diags.error(ErrorKind::parse_syntax, Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
+      diags.error(ErrorKind::parse_syntax,
+                  Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
                   "expected a statement or an expression, got " + describe_at(f.text, pos));
       return m;
     }

@@ -13,7 +13,8 @@ namespace mls {
 // REPL: parse one input. `incomplete` is set when the only error is at end of input (the
 // statement continues on the next line); diagnostics are then not added. With `final` (no more
 // lines will come: end of stdin) such an error is reported like any other.
-[[nodiscard]] Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete, bool final = false);
+[[nodiscard]] Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete,
+                                bool final = false);
 
 // A standalone expression (command-line `--set NAME=VALUE`).
 [[nodiscard]] ExprP parse_expression(const Sources& src, FileId file, Diagnostics& diags);

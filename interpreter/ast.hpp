@@ -31,7 +31,22 @@ struct UnitExpr {
   Span span;
 };
 
-enum class EK : std::uint8_t { num, boolean, str, name, unary, binary, call, field, record, with, list, if_, match, convert };
+enum class EK : std::uint8_t {
+  num,
+  boolean,
+  str,
+  name,
+  unary,
+  binary,
+  call,
+  field,
+  record,
+  with,
+  list,
+  if_,
+  match,
+  convert
+};
 
 // What a name or call refers to, filled by the resolver.
 enum class RefKind : std::uint8_t { none, local, global, function, native, convention };
@@ -97,10 +112,10 @@ struct Expr {
   std::optional<Num> resolution;  // convert: `@ 0.1`
   // Annotations.
   Ref ref;
-  std::uint32_t site = 0;  // branch site (if, match, max/min calls); 0 = none
-  std::int32_t atom = -1;  // literal bound to a name: the assumption it creates
+  std::uint32_t site = 0;         // branch site (if, match, max/min calls); 0 = none
+  std::int32_t atom = -1;         // literal bound to a name: the assumption it creates
   std::int32_t approx_atom = -1;  // native call that may approximate: its "approx" assumption
-  Num si;                  // number literal scaled to base units (set by the checker)
+  Num si;                         // number literal scaled to base units (set by the checker)
   bool si_ready = false;
   std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
 };
@@ -138,10 +153,10 @@ struct BodyItem {
   Span span;
   Sym name = kNoSym;  // let
   int slot = -1;
-  std::vector<ExprP> exprs;       // where/subject/objectives/assert: expressions
-  std::vector<bool> maximize;     // pareto: direction of each objective
-  std::vector<ShowItem> shows;    // show
-  std::string message;            // assert
+  std::vector<ExprP> exprs;     // where/subject/objectives/assert: expressions
+  std::vector<bool> maximize;   // pareto: direction of each objective
+  std::vector<ShowItem> shows;  // show
+  std::string message;          // assert
   std::int64_t top = 0;
 };
 
@@ -152,8 +167,22 @@ struct Choice {
 };
 
 enum class SK : std::uint8_t {
-  import_, let, set, use, preset_select, preset_def, show, assert_, sweep, search, convention, dimension,
-  unit, prefixes, display, native
+  import_,
+  let,
+  set,
+  use,
+  preset_select,
+  preset_def,
+  show,
+  assert_,
+  sweep,
+  search,
+  convention,
+  dimension,
+  unit,
+  prefixes,
+  display,
+  native
 };
 
 struct Stmt {

@@ -157,7 +157,8 @@ TypeP Checker::number(Expr& e) {
   e.si = mul(e.num, u->factor, lost);
   if (lost || !std::isfinite(e.si.d)) {
     // `1e300 EB` is 1e318 bytes: beyond binary64, which every result must fit.
-    p_.diags.error(ErrorKind::parse_number, e.span, "this quantity is out of range (at most about 1.8e308 in base units)");
+    p_.diags.error(ErrorKind::parse_number, e.span,
+                   "this quantity is out of range (at most about 1.8e308 in base units)");
     return t_error();
   }
   e.si_ready = true;
@@ -230,8 +231,10 @@ TypeP Checker::binary(Expr& e, Env& env) {
     case Op::div:
       if (!need_num(a, *e.kids[0]) || !need_num(b, *e.kids[1])) return t_error();
       if (auto d = e.op == Op::mul ? a->dim.times(b->dim) : a->dim.over(b->dim)) return t_num(*d);
-      error(ErrorKind::dim_mismatch, e.span, "the dimension of this product is out of range (an exponent above " +
-                                                 std::to_string(kMaxDimExponent / kDimDen) + ")", env);
+      error(ErrorKind::dim_mismatch, e.span,
+            "the dimension of this product is out of range (an exponent above " +
+                std::to_string(kMaxDimExponent / kDimDen) + ")",
+            env);
       return t_error();
     case Op::pow: {
       if (!need_num(a, *e.kids[0]) || !need_num(b, *e.kids[1])) return t_error();
@@ -271,7 +274,8 @@ TypeP Checker::binary(Expr& e, Env& env) {
         return t_bool();
       }
       if (a->k == Type::K::record || a->k == Type::K::list || a->k == Type::K::convention)
-        error(ErrorKind::type_mismatch, e.span, "only numbers, bools and strings can be compared with " + std::string(op_text(e.op)), env);
+        error(ErrorKind::type_mismatch, e.span,
+              "only numbers, bools and strings can be compared with " + std::string(op_text(e.op)), env);
       return t_bool();
     case Op::and_:
     case Op::or_:
@@ -290,10 +294,12 @@ TypeP Checker::record(Expr& e, Env& env) {
   std::vector<std::pair<Sym, TypeP>> fields;
   for (auto& it : e.items) {
     TypeP t = expr(*it.value, env);
-    if (it.slot >= 0 && static_cast<std::size_t>(it.slot) < env.slots.size()) env.slots[static_cast<std::size_t>(it.slot)] = t;
+    if (it.slot >= 0 && static_cast<std::size_t>(it.slot) < env.slots.size())
+      env.slots[static_cast<std::size_t>(it.slot)] = t;
     if (it.is_let) continue;
     for (const auto& f : fields)
-      if (f.first == it.name) error(ErrorKind::name_duplicate, it.name_span, "field '" + sym_name(it.name) + "' is given twice", env);
+      if (f.first == it.name)
+        error(ErrorKind::name_duplicate, it.name_span, "field '" + sym_name(it.name) + "' is given twice", env);
     fields.emplace_back(it.name, t);
   }
   return t_record(std::move(fields));
@@ -338,7 +344,8 @@ TypeP Checker::with(Expr& e, Env& env) {
       }
       const TypeP* f = cur->field(w.path[i]);
       if (!f) {
-        auto& d = error(ErrorKind::field_unknown, w.path_spans[i], "no field '" + sym_name(w.path[i]) + "' to update", env);
+        auto& d =
+            error(ErrorKind::field_unknown, w.path_spans[i], "no field '" + sym_name(w.path[i]) + "' to update", env);
         std::vector<std::string> names;
         for (const auto& [n, t] : cur->fields) names.push_back(sym_name(n));
         const std::string near = closest(sym_name(w.path[i]), names);
@@ -366,7 +373,8 @@ TypeP Checker::match(Expr& e, Env& env) {
   TypeP result;
   const bool conv = scrut->k == Type::K::convention;
   if (!is_loose(*scrut) && !conv && scrut->k != Type::K::str) {
-    error(ErrorKind::type_mismatch, e.kids[0]->span, "match works on a convention or a string, got " + kind_word(*scrut), env);
+    error(ErrorKind::type_mismatch, e.kids[0]->span,
+          "match works on a convention or a string, got " + kind_word(*scrut), env);
   }
   std::vector<int> covered;
   bool wildcard = false;
@@ -439,8 +447,9 @@ TypeP Checker::convert(Expr& e, Env& env) {
     return t_error();
   }
   if (t->dim != u.dim) {
-    auto& d = error(ErrorKind::dim_conversion, e.span,
-                    "cannot convert " + dim_text(t) + " to '" + e.target.text + "', which is " + dim_text(t_num(u.dim)), env);
+    auto& d =
+        error(ErrorKind::dim_conversion, e.span,
+              "cannot convert " + dim_text(t) + " to '" + e.target.text + "', which is " + dim_text(t_num(u.dim)), env);
     d.label = dim_text(t) + " -> " + dim_text(t_num(u.dim));
     const auto cands = p_.units.units_of(t->dim);
     if (!cands.empty()) {
@@ -460,7 +469,8 @@ TypeP Checker::expr(Expr& e, Env& env) {
   if (nesting_ > kMaxCheckNesting || stack_nearly_exhausted()) {
     if (!too_deep_reported_)
       error(ErrorKind::runtime_depth, e.span,
-            "checking nests deeper than " + std::to_string(kMaxCheckNesting) + " levels (counting the bodies of called functions)",
+            "checking nests deeper than " + std::to_string(kMaxCheckNesting) +
+                " levels (counting the bodies of called functions)",
             env);
     too_deep_reported_ = true;
     return t_error();
@@ -474,7 +484,8 @@ TypeP Checker::expr(Expr& e, Env& env) {
       TypeP t = expr(*e.kids[0], env);
       if (is_loose(*t)) return e.op == Op::not_ ? t_bool() : t;
       if (e.op == Op::not_) {
-        if (t->k != Type::K::boolean) error(ErrorKind::type_mismatch, e.kids[0]->span, "expected a bool for 'not', got " + kind_word(*t), env);
+        if (t->k != Type::K::boolean)
+          error(ErrorKind::type_mismatch, e.kids[0]->span, "expected a bool for 'not', got " + kind_word(*t), env);
         return t_bool();
       }
       if (t->k != Type::K::num) {
@@ -489,14 +500,16 @@ TypeP Checker::expr(Expr& e, Env& env) {
       TypeP t = expr(*e.kids[0], env);
       if (is_loose(*t)) return t;
       if (t->k != Type::K::record) {
-        error(ErrorKind::type_mismatch, e.name_span, "'." + sym_name(e.name) + "' needs a record, got " + kind_word(*t), env);
+        error(ErrorKind::type_mismatch, e.name_span, "'." + sym_name(e.name) + "' needs a record, got " + kind_word(*t),
+              env);
         return t_error();
       }
       if (const TypeP* f = t->field(e.name)) return *f;
       std::vector<std::string> names;
       for (const auto& [n, ft] : t->fields) names.push_back(sym_name(n));
       std::sort(names.begin(), names.end());
-      auto& d = error(ErrorKind::field_unknown, e.name_span, "no field '" + sym_name(e.name) + "' in " + describe(*t, p_.units), env);
+      auto& d = error(ErrorKind::field_unknown, e.name_span,
+                      "no field '" + sym_name(e.name) + "' in " + describe(*t, p_.units), env);
       const std::string near = closest(sym_name(e.name), names);
       if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
       return t_error();
@@ -575,7 +588,8 @@ void Checker::sweep(Stmt& s) {
         continue;
       }
       if (t->k != Type::K::list) {
-        error(ErrorKind::sweep_decl, d->span, "a sweep variable ranges over a list or a range a..b, got " + kind_word(*t), env);
+        error(ErrorKind::sweep_decl, d->span,
+              "a sweep variable ranges over a list or a range a..b, got " + kind_word(*t), env);
         elems.push_back(t_error());
         continue;
       }
@@ -585,7 +599,8 @@ void Checker::sweep(Stmt& s) {
     if (b.range_to) {
       TypeP to = expr(*b.range_to, env);
       if (!is_loose(*to) && !is_loose(*elems[0]) && (to->k != Type::K::num || to->dim != elems[0]->dim))
-        error(ErrorKind::dim_mismatch, b.range_to->span, "a range's ends disagree: " + dim_text(elems[0]) + " and " + dim_text(to), env);
+        error(ErrorKind::dim_mismatch, b.range_to->span,
+              "a range's ends disagree: " + dim_text(elems[0]) + " and " + dim_text(to), env);
       if (b.step) {
         TypeP st = expr(*b.step, env);
         if (!is_loose(*st) && !is_loose(*elems[0])) {
@@ -598,7 +613,8 @@ void Checker::sweep(Stmt& s) {
         }
       }
     }
-    for (std::size_t i = 0; i < b.slots.size() && i < elems.size(); ++i) env.slots[static_cast<std::size_t>(b.slots[i])] = without_hint(elems[i]);
+    for (std::size_t i = 0; i < b.slots.size() && i < elems.size(); ++i)
+      env.slots[static_cast<std::size_t>(b.slots[i])] = without_hint(elems[i]);
   }
   int objectives = 0;
   for (auto& item : s.body) {
@@ -669,7 +685,8 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     std::vector<std::string> names;
     for (const auto& g : p_.globals) names.push_back(sym_name(g.name));
     std::sort(names.begin(), names.end());
-    auto& dg = p_.diags.error(ErrorKind::param_unknown, path_span, "'" + sym_name(path.front()) + "' is not a parameter that can be set");
+    auto& dg = p_.diags.error(ErrorKind::param_unknown, path_span,
+                              "'" + sym_name(path.front()) + "' is not a parameter that can be set");
     const std::string near = closest(sym_name(path.front()), names);
     if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
     if (d) dg.notes.push_back({d->span, "'" + sym_name(path.front()) + "' is defined here"});
@@ -687,7 +704,8 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     if (!f) {
       std::vector<std::string> names;
       for (const auto& [n, t] : cur->fields) names.push_back(sym_name(n));
-      auto& dg = p_.diags.error(ErrorKind::field_unknown, path_span, "'" + where + "' has no field '" + sym_name(path[i]) + "'");
+      auto& dg = p_.diags.error(ErrorKind::field_unknown, path_span,
+                                "'" + where + "' has no field '" + sym_name(path[i]) + "'");
       const std::string near = closest(sym_name(path[i]), names);
       if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
       return;

@@ -64,8 +64,8 @@ class Checker {
     TypeP result;
     int id = -1;                     // index into inst_ids_
     std::vector<TypeP> param_types;  // after defaults
-    bool active = false;    // its body is being checked now
-    bool recursed = false;  // a call inside the body reached it again and got a provisional result
+    bool active = false;             // its body is being checked now
+    bool recursed = false;           // a call inside the body reached it again and got a provisional result
   };
 
   TypeP expr(Expr& e, Env& env);
@@ -88,7 +88,7 @@ class Checker {
   [[nodiscard]] std::string dim_text(const TypeP& t) const;
 
   Program& p_;
-  std::vector<std::vector<Inst>> insts_;  // per function
+  std::vector<std::vector<Inst>> insts_;                         // per function
   std::vector<std::pair<std::uint32_t, std::size_t>> inst_ids_;  // id -> (function, position)
   std::map<std::pair<const Expr*, int>, int> call_insts_;        // (call, caller) -> id
   int new_instance(std::uint32_t fn, std::vector<TypeP> args);
@@ -102,9 +102,9 @@ class Checker {
   void note_expr(const Expr* e, TypeP t);
   void note_call(const Expr* call, int caller, int inst);
   std::size_t inst_depth_ = 0;
-  std::size_t inst_count_ = 0;   // instantiations made so far (bounded: see check.cpp)
+  std::size_t inst_count_ = 0;               // instantiations made so far (bounded: see check.cpp)
   std::vector<std::uint32_t> global_stack_;  // globals being checked (for cycle messages)
-  std::size_t nesting_ = 0;      // expr() recursion, summed over instantiations
+  std::size_t nesting_ = 0;                  // expr() recursion, summed over instantiations
   bool too_deep_reported_ = false;
   bool too_many_reported_ = false;
   std::vector<std::pair<std::uint64_t, std::string>> reported_;  // dedupe errors in instantiations

@@ -68,8 +68,8 @@ TypeP Checker::call(Expr& e, Env& env) {
     std::string sig;
     for (const auto& prm : nd.stmt->params) sig += (sig.empty() ? "" : ", ") + sym_name(prm.name);
     error(ErrorKind::call_arity, e.span,
-          "'" + sym_name(e.name) + "' takes " + std::to_string(impl.arity) + " argument" + (impl.arity == 1 ? "" : "s") +
-              ", got " + std::to_string(args.size()),
+          "'" + sym_name(e.name) + "' takes " + std::to_string(impl.arity) + " argument" +
+              (impl.arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()),
           env)
         .help.push_back("signature: " + sym_name(e.name) + "(" + sig + ")");
     return t_error();
@@ -109,7 +109,8 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
       if (it == params.end()) {
         std::vector<std::string> names;
         for (const auto& p : params) names.push_back(sym_name(p.name));
-        auto& d = error(ErrorKind::call_arity, a.name_span, "'" + sym_name(e.name) + "' has no parameter '" + sym_name(a.name) + "'", env);
+        auto& d = error(ErrorKind::call_arity, a.name_span,
+                        "'" + sym_name(e.name) + "' has no parameter '" + sym_name(a.name) + "'", env);
         const std::string near = closest(sym_name(a.name), names);
         if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
         d.notes.push_back({decl.name_span, "defined here"});
@@ -141,7 +142,8 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
     if (!u) continue;
     if (passed[i]->k != Type::K::num || passed[i]->dim != u->dim) {
       auto& d = error(passed[i]->k == Type::K::num ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, spans[i],
-                      "argument '" + sym_name(params[i].name) + "' must be " + dim_text(t_num(u->dim)) + ", got " + dim_text(passed[i]),
+                      "argument '" + sym_name(params[i].name) + "' must be " + dim_text(t_num(u->dim)) + ", got " +
+                          dim_text(passed[i]),
                       env);
       d.notes.push_back({params[i].span, "declared here"});
       bad = true;
@@ -157,8 +159,10 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   for (auto& inst : list) {
     bool eq = true;
     for (std::size_t i = 0; i < params.size() && eq; ++i) {
-      if (!inst.args[i] != !passed[i]) eq = false;
-      else if (passed[i] && (!same_type(*inst.args[i], *passed[i]) || inst.args[i]->k != passed[i]->k)) eq = false;
+      if (!inst.args[i] != !passed[i])
+        eq = false;
+      else if (passed[i] && (!same_type(*inst.args[i], *passed[i]) || inst.args[i]->k != passed[i]->k))
+        eq = false;
     }
     if (eq) {
       if (inst.active) inst.recursed = true;  // a recursive call: its result is provisional

@@ -29,7 +29,8 @@ struct Builder {
     return s;
   }
 
-  void use(const std::string& conv, Span conv_span, const std::string& choice, Span choice_span, const std::string& via, Span at) {
+  void use(const std::string& conv, Span conv_span, const std::string& choice, Span choice_span, const std::string& via,
+           Span at) {
     const int ci = p.convention_index(intern(conv));
     if (ci < 0) {
       std::vector<std::string> names;
@@ -74,7 +75,8 @@ struct Builder {
     a.kind = AssumptionKind::set;
     a.name = name;
     a.value = compact_text(p.sources.slice(value->span));
-    a.at = value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
+    a.at =
+        value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     cfg.overrides[d->index].push_back(std::move(o));
@@ -158,7 +160,8 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   b.cfg.preset_via = via;
   // The scenario's own choices.
   for (Stmt* s : p.main_stmts) {
-    if (s->kind == SK::use && sel.scenario_choices) b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
+    if (s->kind == SK::use && sel.scenario_choices)
+      b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
     if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, "scenario");
   }
   // The command line wins.

@@ -27,9 +27,9 @@ struct Override {
 };
 
 struct Config {
-  std::string preset;      // "mls" unless chosen
-  std::string preset_via;  // "default", "scenario", "command line"
-  std::vector<ConvSel> conv;                    // per convention
+  std::string preset;                            // "mls" unless chosen
+  std::string preset_via;                        // "default", "scenario", "command line"
+  std::vector<ConvSel> conv;                     // per convention
   std::vector<std::vector<Override>> overrides;  // per global, applied in order
 };
 

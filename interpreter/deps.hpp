@@ -38,8 +38,8 @@ struct Assumption {
 
 struct Site {
   Span span;
-  std::string what;                  // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"
-  std::vector<std::string> arms;     // arm labels in arm order
+  std::string what;               // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"
+  std::vector<std::string> arms;  // arm labels in arm order
 };
 
 class Deps {
@@ -48,10 +48,14 @@ class Deps {
   // Atoms are created before evaluation starts (single-threaded); evaluation only reads them.
   AtomId add_assumption(Assumption a);
   std::uint32_t add_site(Site s);  // returns site id (>= 1); creates one atom per arm
-  [[nodiscard]] AtomId branch_atom(std::uint32_t site, std::size_t arm) const { return sites_[site].first_atom + static_cast<AtomId>(arm); }
+  [[nodiscard]] AtomId branch_atom(std::uint32_t site, std::size_t arm) const {
+    return sites_[site].first_atom + static_cast<AtomId>(arm);
+  }
 
   [[nodiscard]] bool is_assumption(AtomId a) const { return atoms_[a].assumption >= 0; }
-  [[nodiscard]] const Assumption& assumption(AtomId a) const { return assumptions_[static_cast<std::size_t>(atoms_[a].assumption)]; }
+  [[nodiscard]] const Assumption& assumption(AtomId a) const {
+    return assumptions_[static_cast<std::size_t>(atoms_[a].assumption)];
+  }
   [[nodiscard]] std::uint32_t atom_site(AtomId a) const { return atoms_[a].site; }
   [[nodiscard]] std::uint32_t atom_arm(AtomId a) const { return atoms_[a].arm; }
   [[nodiscard]] const Site& site(std::uint32_t id) const { return sites_[id].site; }

@@ -90,8 +90,8 @@ bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 
 
 // The part of a source line to print, and where the underline goes in it.
 struct LineView {
-  std::string text;  // printable, with "..." where the line was cut
-  std::string pad;   // what precedes the underline (spaces and tabs)
+  std::string text;       // printable, with "..." where the line was cut
+  std::string pad;        // what precedes the underline (spaces and tabs)
   std::size_t width = 1;  // underline width in columns
 };
 
@@ -190,8 +190,9 @@ std::string render_all(const Sources& src, const Diagnostics& ds, std::size_t ma
   for (std::size_t i = 0; i < texts.size() && i < max_shown; ++i) out += texts[i];
   // A garbage or mangled file can produce an error per line: the first ones are the useful ones.
   if (texts.size() > max_shown)
-    out += "mls: " + std::to_string(texts.size() - max_shown) + " more diagnostic" + (texts.size() - max_shown == 1 ? "" : "s") +
-           " not shown (the first " + std::to_string(max_shown) + " are above)\n";
+    out += "mls: " + std::to_string(texts.size() - max_shown) + " more diagnostic" +
+           (texts.size() - max_shown == 1 ? "" : "s") + " not shown (the first " + std::to_string(max_shown) +
+           " are above)\n";
   return out;
 }
 

@@ -68,7 +68,8 @@ class Diagnostics {
 inline constexpr std::size_t kMaxShownDiagnostics = 50;
 // Beyond this many diagnostics, costly help (did-you-mean over every name) is skipped.
 inline constexpr std::size_t kMaxSuggestedDiagnostics = 1000;
-[[nodiscard]] std::string render_all(const Sources& src, const Diagnostics& ds, std::size_t max_shown = kMaxShownDiagnostics);
+[[nodiscard]] std::string render_all(const Sources& src, const Diagnostics& ds,
+                                     std::size_t max_shown = kMaxShownDiagnostics);
 
 // Did-you-mean: the closest candidate by edit distance, or "" if none is close enough (or the
 // word is longer than kMaxSuggestLength).

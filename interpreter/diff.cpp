@@ -33,18 +33,10 @@ std::string key_identity(const std::vector<Value>& key) {
   std::string s;
   for (const auto& v : key) {
     switch (v.k) {
-      case Value::K::num:
-        s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d));
-        break;
-      case Value::K::boolean:
-        s += v.b ? "t" : "f";
-        break;
-      case Value::K::str:
-        s += "s" + std::to_string(v.str().size()) + ":" + v.str();
-        break;
-      default:
-        s += "?";
-        break;
+      case Value::K::num: s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d)); break;
+      case Value::K::boolean: s += v.b ? "t" : "f"; break;
+      case Value::K::str: s += "s" + std::to_string(v.str().size()) + ":" + v.str(); break;
+      default: s += "?"; break;
     }
     s += '\x1f';
   }
@@ -349,12 +341,9 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
 bool same_value(const Value& a, const Value& b) {
   if (a.k != b.k) return false;
   switch (a.k) {
-    case Value::K::num:
-      return compare(a.n, b.n) == 0;
-    case Value::K::boolean:
-      return a.b == b.b;
-    case Value::K::str:
-      return a.str() == b.str();
+    case Value::K::num: return compare(a.n, b.n) == 0;
+    case Value::K::boolean: return a.b == b.b;
+    case Value::K::str: return a.str() == b.str();
     case Value::K::record: {
       const auto& fa = a.rec().fields;
       const auto& fb = b.rec().fields;

@@ -214,14 +214,10 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
 
 std::string json_value(const Value& v, const Display& d) {
   switch (v.k) {
-    case Value::K::num:
-      return json_number(in_unit(v.n, d));
-    case Value::K::boolean:
-      return v.b ? "true" : "false";
-    case Value::K::str:
-      return json_string(v.str());
-    default:
-      return "null";
+    case Value::K::num: return json_number(in_unit(v.n, d));
+    case Value::K::boolean: return v.b ? "true" : "false";
+    case Value::K::str: return json_string(v.str());
+    default: return "null";
   }
 }
 

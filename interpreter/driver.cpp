@@ -29,7 +29,8 @@ bool prepare(Session& s, const std::string& path, const std::optional<std::strin
   return result;
 }
 
-std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt, std::optional<Config>* cfg_out) {
+std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
+                                 std::optional<Config>* cfg_out) {
   std::optional<RunResult> result;
   run_on_pipeline_stack([&] {
     auto cfg = configure(s.prog, s.ck, sel);
@@ -57,7 +58,8 @@ bool write_atomically(const std::string& path, const std::string& data, std::str
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  const fs::path tmp =
+      dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   // Replacing a file keeps its permissions; a new file gets the usual 0666 & ~umask.
   struct stat old {};
   const bool existed = ::stat(path.c_str(), &old) == 0;
@@ -108,7 +110,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
-  tmp_ = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()))).string();
+  tmp_ = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd())))
+             .string();
   // Replacing a file keeps its permissions (applied again at commit, past the umask).
   struct stat old {};
   if (::stat(path_.c_str(), &old) == 0) mode_ = static_cast<int>(old.st_mode & 07777);

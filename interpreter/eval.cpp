@@ -53,10 +53,12 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
     // A command-line value's place is "command line", which is also who set it: say it once;
     // an approximation of the arithmetic has no place.
     const std::string where = assumption_place(p.sources, as);
-    const bool quiet_via = as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == "arithmetic" || as.via == where;
+    const bool quiet_via =
+        as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == "arithmetic" || as.via == where;
     std::string place = where;
     if (!quiet_via) place += (place.empty() ? "" : ", ") + as.via;
-    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value + (place.empty() ? "" : " (" + place + ")"));
+    out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value +
+                  (place.empty() ? "" : " (" + place + ")"));
   }
   return out;
 }
@@ -114,7 +116,9 @@ void Evaluator::fail(ErrorKind k, Span at, std::string msg, DepSet deps) {
 Num Evaluator::number_checked(Num n, const Expr& at, DepSet deps) {
   if (!std::isfinite(n.d))
     fail(ErrorKind::runtime_non_finite, at.span,
-         std::string("the result of this expression is ") + (std::isnan(n.d) ? "not a number" : "infinite") + " in binary64", deps);
+         std::string("the result of this expression is ") + (std::isnan(n.d) ? "not a number" : "infinite") +
+             " in binary64",
+         deps);
   return n;
 }
 
@@ -252,7 +256,8 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
   // for threads that are not pipeline threads (a smaller stack than the count assumes).
   if (t_eval_depth > kMaxEvalDepth || stack_nearly_exhausted())
     fail(ErrorKind::runtime_depth, e.span,
-         "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) + " levels (counting the bodies of called functions)",
+         "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) +
+             " levels (counting the bodies of called functions)",
          0);
   step(e.span);
   switch (e.kind) {
@@ -286,9 +291,12 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
         case Op::eq:
         case Op::ne: {
           bool eq = false;
-          if (a.k == Value::K::num) eq = compare(a.n, b.n) == 0;
-          else if (a.k == Value::K::boolean) eq = a.b == b.b;
-          else if (a.k == Value::K::str) eq = a.str() == b.str();
+          if (a.k == Value::K::num)
+            eq = compare(a.n, b.n) == 0;
+          else if (a.k == Value::K::boolean)
+            eq = a.b == b.b;
+          else if (a.k == Value::K::str)
+            eq = a.str() == b.str();
           return Value::boolean(e.op == Op::eq ? eq : !eq, p_.deps.unite(a.deps, b.deps));
         }
         case Op::lt: return Value::boolean(compare(a.n, b.n) < 0, p_.deps.unite(a.deps, b.deps));
@@ -416,7 +424,9 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   if (tracer) tracer->enter(decl, e);
   try {
     for (std::size_t i = 0; i < decl.params.size(); ++i)
-      if (!given[i]) frame[static_cast<std::size_t>(decl.params[i].slot)] = eval(*decl.params[i].default_value, frame.data(), depth + 1);
+      if (!given[i])
+        frame[static_cast<std::size_t>(decl.params[i].slot)] =
+            eval(*decl.params[i].default_value, frame.data(), depth + 1);
     if (tracer) tracer->bound(decl, frame.data());
     Value r = eval(*decl.value, frame.data(), depth + 1);
     if (tracer) tracer->leave(r);
@@ -430,9 +440,11 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     for (const auto& n : err.diag.notes) {
       const bool call_note = n.text.rfind("in the call to", 0) == 0;
       calls += call_note ? 1 : 0;
-      seen = seen || (call_note && n.span.file == e.span.file && n.span.begin == e.span.begin && n.span.end == e.span.end);
+      seen =
+          seen || (call_note && n.span.file == e.span.file && n.span.begin == e.span.begin && n.span.end == e.span.end);
     }
-    if (calls < kMaxCallNotes && !seen) err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
+    if (calls < kMaxCallNotes && !seen)
+      err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
     throw;
   }
 }

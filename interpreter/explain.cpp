@@ -59,10 +59,8 @@ std::string value_text(const Program& p, const Value& v, const TypeP& t, const P
       return value_with_unit(v, display_for(p, t, v.n.d));
     }
     case Value::K::boolean:
-    case Value::K::str:
-      return format_value(v, Display{});
-    case Value::K::list:
-      return "[" + std::to_string(v.list().items.size()) + " items]";
+    case Value::K::str: return format_value(v, Display{});
+    case Value::K::list: return "[" + std::to_string(v.list().items.size()) + " items]";
     case Value::K::record: {
       const auto& fs = v.rec().fields;
       if (depth > 0) return "{" + std::to_string(fs.size()) + " fields}";

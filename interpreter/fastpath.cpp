@@ -102,7 +102,8 @@ class Compiler {
   std::size_t emit(Ins i) {
     // Inlining can multiply code (g(x) = f(x) + f(x), nested): past the budget the sweep runs
     // on the evaluator instead, whose step budget then stops a body that is really that big.
-    if (c_.code.size() >= kMaxInstructions) throw Unsupported{"a body of more than " + std::to_string(kMaxInstructions) + " instructions"};
+    if (c_.code.size() >= kMaxInstructions)
+      throw Unsupported{"a body of more than " + std::to_string(kMaxInstructions) + " instructions"};
     c_.code.push_back(i);
     return c_.code.size() - 1;
   }
@@ -214,7 +215,8 @@ class Compiler {
 
   CVal expr(const Expr& e, std::vector<CVal>& env) {
     // Constant folding emits nothing, so code size alone does not bound compile time.
-    if (++compile_steps_ > kMaxCompileSteps) throw Unsupported{"a body that inlines to more than " + std::to_string(kMaxCompileSteps) + " steps"};
+    if (++compile_steps_ > kMaxCompileSteps)
+      throw Unsupported{"a body that inlines to more than " + std::to_string(kMaxCompileSteps) + " steps"};
     switch (e.kind) {
       case EK::num: return constant(CVal::K::num, e.si.d);
       case EK::boolean: return constant(CVal::K::boolean, e.bval ? 1 : 0);
@@ -225,7 +227,8 @@ class Compiler {
         throw Unsupported{"a name of an unsupported kind"};
       case EK::unary: {
         CVal a = expr(*e.kids[0], env);
-        if (e.op == mls::Op::not_) return a.cst ? constant(CVal::K::boolean, a.v == 0 ? 1 : 0) : unary_op(Op::not_, a, CVal::K::boolean);
+        if (e.op == mls::Op::not_)
+          return a.cst ? constant(CVal::K::boolean, a.v == 0 ? 1 : 0) : unary_op(Op::not_, a, CVal::K::boolean);
         return a.cst ? constant(CVal::K::num, -a.v) : unary_op(Op::neg, a);
       }
       case EK::binary: return binary(e, env);
@@ -270,8 +273,10 @@ class Compiler {
   void put(CVal& rec, const std::vector<Sym>& path, std::size_t i, const CVal& v) {
     for (auto& [n, f] : rec.fields)
       if (n == path[i]) {
-        if (i + 1 == path.size()) f = v;
-        else put(f, path, i + 1, v);
+        if (i + 1 == path.size())
+          f = v;
+        else
+          put(f, path, i + 1, v);
         return;
       }
     throw Unsupported{"update of a missing field"};
@@ -548,11 +553,11 @@ class Compiler {
   // everything else still holds the previous point's values (loop-invariant code, hoisted).
   void masks() {
     std::vector<std::uint64_t> reg(c_.nregs, 0);
-    for (std::size_t k = 0; k < c_.binding_shapes.size() && k < 64; ++k) seed(c_.binding_shapes[k], std::uint64_t{1} << k, reg);
+    for (std::size_t k = 0; k < c_.binding_shapes.size() && k < 64; ++k)
+      seed(c_.binding_shapes[k], std::uint64_t{1} << k, reg);
     auto& regions = c_.regions;
-    std::sort(regions.begin(), regions.end(), [](const Region& x, const Region& y) {
-      return x.begin != y.begin ? x.begin < y.begin : x.end > y.end;
-    });
+    std::sort(regions.begin(), regions.end(),
+              [](const Region& x, const Region& y) { return x.begin != y.begin ? x.begin < y.begin : x.end > y.end; });
     std::vector<std::pair<std::size_t, std::uint64_t>> active;  // (end, cumulative control mask)
     std::size_t next = 0;
     for (std::size_t pc = 0; pc < c_.code.size(); ++pc) {
@@ -589,7 +594,8 @@ class Compiler {
         default: m |= reg[i.a] | reg[i.b]; break;
       }
       i.mask = m;
-      if (i.op != Op::jz && i.op != Op::jmp && i.op != Op::mark && i.op != Op::exit_if_zero && i.op != Op::fail) reg[i.d] |= m;
+      if (i.op != Op::jz && i.op != Op::jmp && i.op != Op::mark && i.op != Op::exit_if_zero && i.op != Op::fail)
+        reg[i.d] |= m;
     }
     // Slots marked inside each branch, keyed by the branch's first instruction.
     c_.region_slots.assign(c_.code.size(), {});
@@ -726,7 +732,8 @@ std::vector<Ins> schedule(const Compiled& c, std::uint64_t dirty) {
   std::vector<std::uint32_t> at(c.code.size() + 1, 0);  // old pc -> new index
   for (std::size_t pc = 0; pc < c.code.size(); ++pc) {
     at[pc] = static_cast<std::uint32_t>(out.size());
-    if (!c.region_slots[pc].empty() && (all || (c.region_mask[pc] & dirty))) out.push_back(Ins{Op::clear, 0, static_cast<std::uint32_t>(pc)});
+    if (!c.region_slots[pc].empty() && (all || (c.region_mask[pc] & dirty)))
+      out.push_back(Ins{Op::clear, 0, static_cast<std::uint32_t>(pc)});
     const Ins& i = c.code[pc];
     if (all || (i.mask & dirty) || i.op == Op::jz || i.op == Op::jmp) out.push_back(i);
   }
@@ -769,13 +776,37 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
     switch (i.op) {
       case Op::movi: r[i.d] = i.imm; break;
       case Op::mov: r[i.d] = r[i.a]; break;
-      case Op::add: r[i.d] = r[i.a] + r[i.b]; if (!finite(r[i.d])) { out.status = Status::bail; return; } break;
-      case Op::sub: r[i.d] = r[i.a] - r[i.b]; if (!finite(r[i.d])) { out.status = Status::bail; return; } break;
-      case Op::mul: r[i.d] = r[i.a] * r[i.b]; if (!finite(r[i.d])) { out.status = Status::bail; return; } break;
+      case Op::add:
+        r[i.d] = r[i.a] + r[i.b];
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
+        break;
+      case Op::sub:
+        r[i.d] = r[i.a] - r[i.b];
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
+        break;
+      case Op::mul:
+        r[i.d] = r[i.a] * r[i.b];
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
+        break;
       case Op::div:
-        if (r[i.b] == 0) { out.status = Status::bail; return; }
+        if (r[i.b] == 0) {
+          out.status = Status::bail;
+          return;
+        }
         r[i.d] = r[i.a] / r[i.b];
-        if (!finite(r[i.d])) { out.status = Status::bail; return; }
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
         break;
       case Op::neg: r[i.d] = -r[i.a]; break;
       case Op::pow: {
@@ -783,16 +814,28 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
         // but their error conditions differ.
         const double a = r[i.a], b = r[i.b];
         const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
-        if (integral ? (b < 0 && a == 0) : a < 0) { out.status = Status::bail; return; }
+        if (integral ? (b < 0 && a == 0) : a < 0) {
+          out.status = Status::bail;
+          return;
+        }
         r[i.d] = std::pow(a, b);
-        if (!finite(r[i.d])) { out.status = Status::bail; return; }
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
         break;
       }
       case Op::powf: {
         const double a = r[i.a], b = r[i.b];
-        if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) { out.status = Status::bail; return; }
+        if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) {
+          out.status = Status::bail;
+          return;
+        }
         r[i.d] = std::pow(a, b);
-        if (!finite(r[i.d])) { out.status = Status::bail; return; }
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
         break;
       }
       case Op::lt: r[i.d] = r[i.a] < r[i.b]; break;
@@ -807,16 +850,31 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
       case Op::round: r[i.d] = std::round(r[i.a]); break;
       case Op::abs: r[i.d] = r[i.a] < 0 ? -r[i.a] : r[i.a]; break;
       case Op::sqrt:
-        if (r[i.a] < 0) { out.status = Status::bail; return; }
+        if (r[i.a] < 0) {
+          out.status = Status::bail;
+          return;
+        }
         r[i.d] = std::sqrt(r[i.a]);
         break;
-      case Op::exp: r[i.d] = std::exp(r[i.a]); if (!finite(r[i.d])) { out.status = Status::bail; return; } break;
+      case Op::exp:
+        r[i.d] = std::exp(r[i.a]);
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
+        break;
       case Op::ln:
       case Op::log2:
       case Op::log10:
-        if (r[i.a] <= 0) { out.status = Status::bail; return; }
+        if (r[i.a] <= 0) {
+          out.status = Status::bail;
+          return;
+        }
         r[i.d] = i.op == Op::ln ? std::log(r[i.a]) : i.op == Op::log2 ? std::log2(r[i.a]) : std::log10(r[i.a]);
-        if (!finite(r[i.d])) { out.status = Status::bail; return; }
+        if (!finite(r[i.d])) {
+          out.status = Status::bail;
+          return;
+        }
         break;
       case Op::max: {
         const bool take_b = r[i.b] > r[i.a];
@@ -832,7 +890,10 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
       }
       case Op::clamp: {
         const double x = r[i.a], lo = r[i.b], hi = r[i.c];
-        if (lo > hi) { out.status = Status::bail; return; }
+        if (lo > hi) {
+          out.status = Status::bail;
+          return;
+        }
         const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
         out.sig[i.s] = take;
         r[i.d] = take == 1 ? lo : take == 2 ? hi : x;
@@ -849,10 +910,17 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
         r[i.d] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
         break;
       }
-      case Op::jz: if (r[i.a] == 0) pc = i.d; break;
+      case Op::jz:
+        if (r[i.a] == 0) pc = i.d;
+        break;
       case Op::jmp: pc = i.d; break;
       case Op::mark: out.sig[i.s] = static_cast<std::uint8_t>(i.imm); break;
-      case Op::exit_if_zero: if (r[i.a] == 0) { out.status = Status::filtered; return; } break;
+      case Op::exit_if_zero:
+        if (r[i.a] == 0) {
+          out.status = Status::filtered;
+          return;
+        }
+        break;
       case Op::fail: out.status = Status::bail; return;
       case Op::clear:
         for (std::uint32_t slot : c.region_slots[i.a]) out.sig[slot] = 0xff;

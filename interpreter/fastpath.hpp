@@ -19,9 +19,41 @@ namespace mls::fast {
 
 // The register machine (fastpath.cpp compiles to it and runs it).
 enum class Op : std::uint8_t {
-  movi, mov, add, sub, mul, div, neg, pow, lt, le, gt, ge, eq, ne, not_,
-  floor, ceil, round, abs, sqrt, exp, ln, log2, log10, powf, erlang_c, max, min, clamp,
-  jz, jmp, mark, exit_if_zero, fail, clear
+  movi,
+  mov,
+  add,
+  sub,
+  mul,
+  div,
+  neg,
+  pow,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  not_,
+  floor,
+  ceil,
+  round,
+  abs,
+  sqrt,
+  exp,
+  ln,
+  log2,
+  log10,
+  powf,
+  erlang_c,
+  max,
+  min,
+  clamp,
+  jz,
+  jmp,
+  mark,
+  exit_if_zero,
+  fail,
+  clear
 };
 
 struct Ins {
@@ -42,7 +74,7 @@ struct Compiled;  // the register program (fastpath.cpp)
 struct PointRun {
   Status status = Status::ok;
   std::vector<double> regs;
-  std::vector<std::uint8_t> sig;  // arm taken at each runtime branch (0xff: not reached)
+  std::vector<std::uint8_t> sig;       // arm taken at each runtime branch (0xff: not reached)
   std::vector<std::size_t> last_pick;  // the runner's domain indices of the previous point
   std::vector<std::size_t> pick;       // ... and of this point (kept to reuse its storage)
   // The runner's provenance cache for the last signature (opaque here; see run.cpp).
@@ -77,9 +109,9 @@ class SweepProgram {
   // (bit k = key[k]) that differ from the previous point this PointRun ran.
   void run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const;
 
-  [[nodiscard]] const std::vector<Slot>& cells() const;       // one per shown column
-  [[nodiscard]] const std::vector<Slot>& objectives() const;  // maximize/minimize/pareto
-  [[nodiscard]] const std::vector<Slot>& feasibility() const; // subject-to conditions
+  [[nodiscard]] const std::vector<Slot>& cells() const;                            // one per shown column
+  [[nodiscard]] const std::vector<Slot>& objectives() const;                       // maximize/minimize/pareto
+  [[nodiscard]] const std::vector<Slot>& feasibility() const;                      // subject-to conditions
   [[nodiscard]] const std::vector<std::pair<Slot, std::size_t>>& asserts() const;  // (cond, body item)
   [[nodiscard]] const std::string& string_of(double id) const;
   [[nodiscard]] double read(const Slot& s, const PointRun& r) const { return s.constant ? s.value : r.regs[s.reg]; }

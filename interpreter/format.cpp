@@ -11,7 +11,8 @@
 namespace mls {
 
 bool AssumptionView::operator<(const AssumptionView& o) const {
-  static const std::map<std::string, int> order = {{"convention", 0}, {"set", 1}, {"registry", 2}, {"default", 3}, {"approx", 4}};
+  static const std::map<std::string, int> order = {
+      {"convention", 0}, {"set", 1}, {"registry", 2}, {"default", 3}, {"approx", 4}};
   auto rank = [&](const std::string& k) {
     auto it = order.find(k);
     return it == order.end() ? 9 : it->second;
@@ -79,8 +80,10 @@ std::string json_string(const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += ch;
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += ch;
     }
   }
   return out + "\"";
@@ -88,7 +91,9 @@ std::string json_string(const std::string& s) {
 
 std::string json_number(const Num& n) { return format_json(n.d); }
 
-std::string header_text(const Column& c) { return c.display.unit.empty() ? c.name : c.name + " [" + c.display.unit + "]"; }
+std::string header_text(const Column& c) {
+  return c.display.unit.empty() ? c.name : c.name + " [" + c.display.unit + "]";
+}
 
 std::string value_with_unit(const Value& v, const Display& d) {
   std::string s = format_value(v, d);
@@ -181,8 +186,10 @@ class TextSink : public RunSink {
       auto as = assumptions_of(p_, t.col_deps[c]);
       if (as.empty()) continue;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
-      if (it == groups.end()) groups.push_back({as, {t.cols[c].name}});
-      else it->second.push_back(t.cols[c].name);
+      if (it == groups.end())
+        groups.push_back({as, {t.cols[c].name}});
+      else
+        it->second.push_back(t.cols[c].name);
     }
     if (!groups.empty()) s += "  assumptions:\n";
     for (const auto& [as, cols] : groups) {
@@ -250,8 +257,9 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
   for (std::size_t i = 0; i < as.size(); ++i) {
     const auto& a = as[i];
     if (i) out += ", ";
-    out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) + ", \"value\": " + json_string(a.value) +
-           ", \"at\": " + json_string(a.at) + ", \"via\": " + json_string(a.via) + "}";
+    out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) +
+           ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
+           ", \"via\": " + json_string(a.via) + "}";
   }
   return out + "]";
 }
@@ -282,20 +290,23 @@ class JsonSink : public RunSink {
   }
   void result(const Shown& sh) override {
     results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
-                       ", \"unit\": " + json_string(sh.display.unit) + ", \"assumptions\": " +
-                       json_assumptions(assumptions_of(p_, sh.value.deps)) + "}");
+                       ", \"unit\": " + json_string(sh.display.unit) +
+                       ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) + "}");
   }
   void table_begin(const Table& t) override {
-    std::string s = std::string(tables_++ ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ",\n     \"columns\": [";
+    std::string s =
+        std::string(tables_++ ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ",\n     \"columns\": [";
     for (std::size_t c = 0; c < t.cols.size(); ++c)
-      s += std::string(c ? ", " : "") + "{\"name\": " + json_string(t.cols[c].name) + ", \"unit\": " + json_string(t.cols[c].display.unit) + "}";
+      s += std::string(c ? ", " : "") + "{\"name\": " + json_string(t.cols[c].name) +
+           ", \"unit\": " + json_string(t.cols[c].display.unit) + "}";
     s += "],\n     \"rows\": [";
     w_.put(s);
     rows_ = 0;
   }
   void table_row(const Table& t, const Row& r) override {
     std::string s = std::string(rows_++ ? "," : "") + "\n       [";
-    for (std::size_t c = 0; c < t.cols.size(); ++c) s += std::string(c ? ", " : "") + json_cell(r.cells[c], t.cols[c].display);
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? ", " : "") + json_cell(r.cells[c], t.cols[c].display);
     w_.put(s + "]");
   }
   void table_end(const Table& t) override {
@@ -307,13 +318,14 @@ class JsonSink : public RunSink {
     s += t.cols.empty() ? "},\n" : "\n     },\n";
     s += "     \"notes\": [";
     for (std::size_t n = 0; n < t.notes.size(); ++n)
-      s += std::string(n ? "," : "") + "\n       {\"row\": " + std::to_string(t.notes[n].row) + ", \"column\": " +
-           json_string(t.notes[n].column) + ", \"key\": " + json_string(t.notes[n].key) + ", \"text\": " +
-           json_string(t.notes[n].text) + "}";
+      s += std::string(n ? "," : "") + "\n       {\"row\": " + std::to_string(t.notes[n].row) +
+           ", \"column\": " + json_string(t.notes[n].column) + ", \"key\": " + json_string(t.notes[n].key) +
+           ", \"text\": " + json_string(t.notes[n].text) + "}";
     s += t.notes.empty() ? "]" : "\n     ]";
     if (t.search)
-      s += fmt::format(",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
-                       json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
+      s += fmt::format(
+          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
+          json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
     s += ",\n     \"engine\": " + json_string(t.engine) + "}";
     w_.put(s);
   }
@@ -326,7 +338,8 @@ class JsonSink : public RunSink {
     s += "  \"results\": [";
     for (std::size_t i = 0; i < results_.size(); ++i) s += (i ? "," : "") + results_[i];
     s += results_.empty() ? "],\n" : "\n  ],\n";
-    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n  \"warnings\": []\n}}\n", asserts_ - failed_, failed_);
+    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n  \"warnings\": []\n}}\n", asserts_ - failed_,
+                     failed_);
     w_.put(s);
   }
 
@@ -360,7 +373,8 @@ class CsvSink : public RunSink {
   }
   void table_row(const Table& t, const Row& r) override {
     std::string s;
-    for (std::size_t c = 0; c < t.cols.size(); ++c) s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
     w_.put(s + "\n");
   }
   void table_end(const Table&) override {}
@@ -382,7 +396,9 @@ class MdSink : public RunSink {
  public:
   MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
-  void result(const Shown& s) override { w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n"); }
+  void result(const Shown& s) override {
+    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");
+  }
   void table_begin(const Table& t) override {
     std::string s = "\n## " + md_escape(t.name) + "\n\n|";
     for (const auto& c : t.cols) s += " " + md_escape(header_text(c)) + " |";
@@ -398,7 +414,8 @@ class MdSink : public RunSink {
       first_ = false;
     }
     s += "|";
-    for (std::size_t c = 0; c < t.cols.size(); ++c) s += " " + md_escape(format_value(r.cells[c], t.cols[c].display)) + " |";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += " " + md_escape(format_value(r.cells[c], t.cols[c].display)) + " |";
     w_.put(s + "\n");
   }
   void table_end(const Table& t) override {
@@ -409,13 +426,15 @@ class MdSink : public RunSink {
       s += "\n";
     }
     s += "\n" + table_counts(t) + "\n";
-    for (const auto& n : t.notes) s += "\n> row " + std::to_string(n.row + 1) + " (" + md_escape(n.key) + "): " + md_escape(n.text) + "\n";
+    for (const auto& n : t.notes)
+      s += "\n> row " + std::to_string(n.row + 1) + " (" + md_escape(n.key) + "): " + md_escape(n.text) + "\n";
     std::vector<std::string> lines;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
       const auto as = assumptions_of(p_, t.col_deps[c]);
       if (as.empty()) continue;
       std::string l = "- `" + t.cols[c].name + "`: ";
-      for (std::size_t i = 0; i < as.size(); ++i) l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
+      for (std::size_t i = 0; i < as.size(); ++i)
+        l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
       lines.push_back(md_escape(l));
     }
     if (!lines.empty()) {

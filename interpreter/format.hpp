@@ -52,7 +52,8 @@ class Writer {
 [[nodiscard]] std::string format_table_text(Program& p, const Table& t);
 
 // Convenience: a collected result rendered to a string.
-[[nodiscard]] std::string format_result(const std::string& format, Program& p, const RunResult& r, const std::string& file);
+[[nodiscard]] std::string format_result(const std::string& format, Program& p, const RunResult& r,
+                                        const std::string& file);
 
 [[nodiscard]] std::string json_string(const std::string& s);
 [[nodiscard]] std::string json_number(const Num& n);

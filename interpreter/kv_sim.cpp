@@ -399,12 +399,9 @@ constexpr const char* kOutputs[] = {
 const char* kind_text(FieldKind k) {
   switch (k) {
     case FieldKind::count:
-    case FieldKind::real:
-      return "a dimensionless number";
-    case FieldKind::text:
-      return "a string";
-    case FieldKind::flag:
-      return "a bool";
+    case FieldKind::real: return "a dimensionless number";
+    case FieldKind::text: return "a string";
+    case FieldKind::flag: return "a bool";
   }
   return "";
 }
@@ -412,12 +409,9 @@ const char* kind_text(FieldKind k) {
 bool kind_fits(FieldKind k, const Type& t) {
   switch (k) {
     case FieldKind::count:
-    case FieldKind::real:
-      return t.k == Type::K::num && t.dim.none();
-    case FieldKind::text:
-      return t.k == Type::K::str;
-    case FieldKind::flag:
-      return t.k == Type::K::boolean;
+    case FieldKind::real: return t.k == Type::K::num && t.dim.none();
+    case FieldKind::text: return t.k == Type::K::str;
+    case FieldKind::flag: return t.k == Type::K::boolean;
   }
   return false;
 }
@@ -458,8 +452,8 @@ TypeP type_rule(NativeCheck& c) {
   for (const auto& [name, t] : cfg.fields) {
     // A copy: clang 14 (the fuzz build) cannot capture a structured binding in a lambda.
     const std::string field = sym_name(name);
-    const bool known = std::any_of(std::begin(kInputs), std::end(kInputs),
-                                   [&](const FieldSpec& s) { return field == s.name; });
+    const bool known =
+        std::any_of(std::begin(kInputs), std::end(kInputs), [&](const FieldSpec& s) { return field == s.name; });
     if (!known) unknown += (unknown.empty() ? "'" : ", '") + sym_name(name) + "'";
   }
   if (!missing.empty()) {

@@ -26,7 +26,8 @@ bool NativeCheck::loose() const {
 std::optional<Num> NativeCheck::literal(std::size_t arg) const {
   const Expr& e = *call.args[arg].value;
   if (e.kind == EK::num && !e.unit) return e.num;
-  if (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num && !e.kids[0]->unit) return neg(e.kids[0]->num);
+  if (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num && !e.kids[0]->unit)
+    return neg(e.kids[0]->num);
   return std::nullopt;
 }
 
@@ -72,14 +73,16 @@ TypeP t_num_same(NativeCheck& c) {
 
 TypeP t_rounding(NativeCheck& c) {
   if (c.loose()) return t_error();
-  if (!want_dimensionless(c, 0, "rounding depends on the unit; divide by a unit first, e.g. floor(x / 1 GB)")) return t_error();
+  if (!want_dimensionless(c, 0, "rounding depends on the unit; divide by a unit first, e.g. floor(x / 1 GB)"))
+    return t_error();
   return t_num(Dim{});
 }
 
 TypeP t_transcendental(NativeCheck& c) {
   if (c.loose()) return t_error();
   for (std::size_t i = 0; i < c.args.size(); ++i)
-    if (!want_dimensionless(c, i, "exp/log/pow of a quantity depends on its unit; divide by a unit first")) return t_error();
+    if (!want_dimensionless(c, i, "exp/log/pow of a quantity depends on its unit; divide by a unit first"))
+      return t_error();
   return t_num(Dim{});
 }
 
@@ -138,8 +141,9 @@ TypeP t_field_or(NativeCheck& c) {
   for (const auto& [name, t] : c.args[0]->fields) {
     if (key.kind == EK::str && sym_name(name) != key.str) continue;
     if (!same_type(*t, *c.args[2])) {
-      c.error(2, ErrorKind::dim_mismatch,
-              "field '" + sym_name(name) + "' is " + describe(*t, c.prog.units) + " but the default is " + c.describe(2));
+      c.error(
+          2, ErrorKind::dim_mismatch,
+          "field '" + sym_name(name) + "' is " + describe(*t, c.prog.units) + " but the default is " + c.describe(2));
       return t_error();
     }
   }
@@ -222,7 +226,8 @@ Value e_round(NativeEval& n) {
 
 // Marks a value as computed in binary64 (the call site's approx assumption).
 Value approx(NativeEval& n, double r, DepSet d) {
-  if (n.call.approx_atom >= 0 && n.ev.exact()) d = n.ev.unite(d, n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)));
+  if (n.call.approx_atom >= 0 && n.ev.exact())
+    d = n.ev.unite(d, n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)));
   return Value::number(n.ev.number_checked(Num::of_double(r), n.call, d), d);
 }
 
@@ -239,9 +244,15 @@ Value log_like(NativeEval& n, double (*f)(double)) {
   if (x.n.d <= 0) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "logarithm of a non-positive number", x.deps);
   return approx(n, f(x.n.d), x.deps);
 }
-Value e_ln(NativeEval& n) { return log_like(n, [](double x) { return std::log(x); }); }
-Value e_log2(NativeEval& n) { return log_like(n, [](double x) { return std::log2(x); }); }
-Value e_log10(NativeEval& n) { return log_like(n, [](double x) { return std::log10(x); }); }
+Value e_ln(NativeEval& n) {
+  return log_like(n, [](double x) { return std::log(x); });
+}
+Value e_log2(NativeEval& n) {
+  return log_like(n, [](double x) { return std::log2(x); });
+}
+Value e_log10(NativeEval& n) {
+  return log_like(n, [](double x) { return std::log10(x); });
+}
 
 Value e_pow(NativeEval& n) {
   const Value& a = n.args[0];
@@ -249,7 +260,8 @@ Value e_pow(NativeEval& n) {
   const DepSet d = n.ev.unite(a.deps, b.deps);
   if (a.n.d < 0 && std::floor(b.n.d) != b.n.d)
     n.ev.fail(ErrorKind::runtime_domain, n.call.span, "a negative number raised to a fractional power", d);
-  if (a.n.d == 0 && b.n.d < 0) n.ev.fail(ErrorKind::runtime_div_zero, n.call.span, "zero raised to a negative power", d);
+  if (a.n.d == 0 && b.n.d < 0)
+    n.ev.fail(ErrorKind::runtime_div_zero, n.call.span, "zero raised to a negative power", d);
   return approx(n, std::pow(a.n.d, b.n.d), d);
 }
 
@@ -287,9 +299,10 @@ Value e_at(NativeEval& n) {
   const auto& items = n.args[0].list().items;
   const auto k = to_int(n.args[1].n);
   if (!k || *k < 0 || static_cast<std::size_t>(*k) >= items.size())
-    n.ev.fail(ErrorKind::runtime_index, n.call.span,
-              "index " + format_sig(n.args[1].n, 6) + " is outside the list (length " + std::to_string(items.size()) + ")",
-              n.args[1].deps);
+    n.ev.fail(
+        ErrorKind::runtime_index, n.call.span,
+        "index " + format_sig(n.args[1].n, 6) + " is outside the list (length " + std::to_string(items.size()) + ")",
+        n.args[1].deps);
   return n.ev.with_deps(items[static_cast<std::size_t>(*k)], n.args[1].deps, n.call.span);
 }
 
@@ -369,9 +382,11 @@ bool native_approximates(int impl) { return native_table()[static_cast<std::size
 
 void check_natives_declared(Program& p) {
   for (const auto& n : native_table()) {
-    const bool declared = std::any_of(p.natives.begin(), p.natives.end(), [&](const NativeDef& d) { return sym_name(d.name) == n.name; });
+    const bool declared =
+        std::any_of(p.natives.begin(), p.natives.end(), [&](const NativeDef& d) { return sym_name(d.name) == n.name; });
     if (!declared)
-      p.diags.error(ErrorKind::internal, Span{}, std::string("native '") + n.name + "' is implemented but not declared in the prelude");
+      p.diags.error(ErrorKind::internal, Span{},
+                    std::string("native '") + n.name + "' is implemented but not declared in the prelude");
   }
 }
 

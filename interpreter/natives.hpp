@@ -43,8 +43,8 @@ using EvalRule = Value (*)(NativeEval&);
 struct NativeImpl {
   const char* name;
   std::size_t arity;
-  bool branchy;      // the result comes from one argument: a branch site (regime notes)
-  bool approximates; // may leave exact arithmetic (sqrt, exp, ...)
+  bool branchy;       // the result comes from one argument: a branch site (regime notes)
+  bool approximates;  // may leave exact arithmetic (sqrt, exp, ...)
   TypeRule type;
   EvalRule eval;
   const char* doc;

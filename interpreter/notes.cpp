@@ -15,8 +15,8 @@ namespace mls {
 namespace {
 
 using ArmSet = std::vector<std::uint32_t>;
-constexpr std::size_t kMaxRunsPerSite = 64;     // regimes tracked in detail per branch site
-constexpr std::size_t kMaxChangesPerRun = 20;   // per-row drift notes before summarising
+constexpr std::size_t kMaxRunsPerSite = 64;    // regimes tracked in detail per branch site
+constexpr std::size_t kMaxChangesPerRun = 20;  // per-row drift notes before summarising
 constexpr std::size_t kMaxFlipNotesPerSite = 20;
 
 bool same_cell(const Value& a, const Value& b) {
@@ -40,9 +40,9 @@ std::string arms_text(const Site& s, const ArmSet& arms) {
 // consecutive rows be compared without touching the vectors.
 struct SiteRow {
   std::uint32_t site = 0;
-  std::vector<ArmSet> per;  // per column
-  ArmSet row_arms;          // union over columns
-  std::uint32_t per_id = 0; // equal ids <=> equal `per` (interned per site)
+  std::vector<ArmSet> per;   // per column
+  ArmSet row_arms;           // union over columns
+  std::uint32_t per_id = 0;  // equal ids <=> equal `per` (interned per site)
 };
 struct RowArms {
   std::vector<SiteRow> sites;  // sorted by site
@@ -73,7 +73,7 @@ struct NotesBuilder::State {
   // recorded once, in its segment; a site's regime is a run of segments, so per-site work is
   // needed only where some branch changes, never on every row.
   struct ColSeg {
-    bool entry = false;           // changed on the segment's first row (vs the row before)
+    bool entry = false;  // changed on the segment's first row (vs the row before)
     Change entry_change;
     std::vector<Change> changes;  // within the segment, first kMaxChangesPerRun
     std::size_t n = 0;
@@ -86,9 +86,9 @@ struct NotesBuilder::State {
     std::size_t begin = 0, end = 0;  // [begin, end); end set when the run closes
     ArmSet arms;
     std::vector<Value> begin_key, end_key;
-    std::vector<Value> first;        // cells on the run's first row
-    std::vector<bool> has_site;      // the column depends on the site in this run
-    std::size_t seg = 0;             // the segment starting at `begin`
+    std::vector<Value> first;    // cells on the run's first row
+    std::vector<bool> has_site;  // the column depends on the site in this run
+    std::size_t seg = 0;         // the segment starting at `begin`
   };
   struct SiteState {
     std::vector<ArmSet> prev;  // per column, previous row
@@ -210,8 +210,10 @@ struct NotesBuilder::State {
       if (!changed[c] || (v.k != Value::K::boolean && v.k != Value::K::str)) continue;
       if (is_label(v) && is_label(prev_cells[c])) continue;
       if (value_flips[c]++ < kMaxFlipNotesPerSite)
-        notes.push_back({index, t.cols[c].name,
-                         t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}), label(r.key)});
+        notes.push_back(
+            {index, t.cols[c].name,
+             t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}),
+             label(r.key)});
     }
     // Branches: only when this row's arms differ from the previous row's.
     bool boundary = segs.empty();
@@ -309,11 +311,13 @@ struct NotesBuilder::State {
       if (!cols.empty()) {
         if (st.flips < kMaxFlipNotesPerSite)
           notes.push_back({index, first_col,
-                           "`" + site.what + "` (" + p.sources.where_line(site.span) + ") takes " + arms_text(site, to) +
-                               " from here, " + arms_text(site, from) + " before; affects " + cols,
+                           "`" + site.what + "` (" + p.sources.where_line(site.span) + ") takes " +
+                               arms_text(site, to) + " from here, " + arms_text(site, from) + " before; affects " +
+                               cols,
                            label(r.key)});
         else if (st.flips == kMaxFlipNotesPerSite)
-          notes.push_back({index, first_col, "`" + site.what + "` keeps changing branch; further changes are not listed", label(r.key)});
+          notes.push_back({index, first_col,
+                           "`" + site.what + "` keeps changing branch; further changes are not listed", label(r.key)});
         ++st.flips;
       }
     }
@@ -407,8 +411,8 @@ struct NotesBuilder::State {
         }
         if (flagged.empty()) continue;
         const std::string tail = "while `" + site.what + "` (" + where + ") takes " + arms_text(site, run.arms) +
-                                 " these columns change meaning from row to row (rows " + label(run.begin_key) + " to " +
-                                 label(run.end_key) + ")";
+                                 " these columns change meaning from row to row (rows " + label(run.begin_key) +
+                                 " to " + label(run.end_key) + ")";
         // Per-row notes where few rows change; one summary where many do.
         std::map<std::size_t, std::string> per_row;
         std::map<std::size_t, std::string> labels;
@@ -421,7 +425,8 @@ struct NotesBuilder::State {
           for (const Change* ch : moves[f].list) {
             labels[ch->row] = label(ch->key);
             std::string& s = per_row[ch->row];
-            s += (s.empty() ? "" : ", ") + t.cols[c].name + " " + cell(c, ch->from) + " -> " + cell(c, ch->to) + " (stays " + pinned + ")";
+            s += (s.empty() ? "" : ", ") + t.cols[c].name + " " + cell(c, ch->from) + " -> " + cell(c, ch->to) +
+                 " (stays " + pinned + ")";
           }
         }
         if (per_row.empty()) continue;
@@ -430,7 +435,8 @@ struct NotesBuilder::State {
             notes.push_back({row, t.cols[flagged.front().first].name, text + ": " + tail, labels[row]});
         } else {
           std::string cols;
-          for (const auto& [c, pinned] : flagged) cols += (cols.empty() ? "" : ", ") + t.cols[c].name + " (stays " + pinned + ")";
+          for (const auto& [c, pinned] : flagged)
+            cols += (cols.empty() ? "" : ", ") + t.cols[c].name + " (stays " + pinned + ")";
           notes.push_back({per_row.begin()->first, t.cols[flagged.front().first].name,
                            cols + " move on " + std::to_string(total) + " rows: " + tail, labels.begin()->second});
         }

@@ -145,16 +145,20 @@ std::optional<Num> Num::parse(std::string_view text) {
 }
 
 Num add(const Num& a, const Num& b, bool& lost) {
-  return binary(a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x + y); }, [](double x, double y) { return x + y; });
+  return binary(
+      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x + y); }, [](double x, double y) { return x + y; });
 }
 Num sub(const Num& a, const Num& b, bool& lost) {
-  return binary(a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x - y); }, [](double x, double y) { return x - y; });
+  return binary(
+      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x - y); }, [](double x, double y) { return x - y; });
 }
 Num mul(const Num& a, const Num& b, bool& lost) {
-  return binary(a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x * y); }, [](double x, double y) { return x * y; });
+  return binary(
+      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x * y); }, [](double x, double y) { return x * y; });
 }
 Num div(const Num& a, const Num& b, bool& lost) {
-  return binary(a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x / y); }, [](double x, double y) { return x / y; });
+  return binary(
+      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x / y); }, [](double x, double y) { return x / y; });
 }
 
 Num neg(const Num& a) {
@@ -277,7 +281,9 @@ std::string format_sig(const Num& a, int sig) {
   const Rat mag = r < 0 ? Rat(-r) : r;
   // Decimal exponent, first estimated in binary64 then corrected exactly.
   long e = static_cast<long>(std::floor(std::log10(std::fabs(a.d))));
-  auto p10 = [](long k) { return k >= 0 ? Rat(pow10(static_cast<unsigned>(k))) : Rat(Int(1), pow10(static_cast<unsigned>(-k))); };
+  auto p10 = [](long k) {
+    return k >= 0 ? Rat(pow10(static_cast<unsigned>(k))) : Rat(Int(1), pow10(static_cast<unsigned>(-k)));
+  };
   e = std::clamp<long>(e, -390, 390);
   while (mag < p10(e)) --e;
   while (mag >= p10(e + 1)) ++e;

@@ -29,7 +29,8 @@ std::optional<std::string> read_disk(const std::string& path) {
   if (!in) return std::nullopt;
   std::string out;
   char buf[1 << 16];
-  while (out.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0) out.append(buf, static_cast<std::size_t>(in.gcount()));
+  while (out.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0)
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) return std::nullopt;
   return out;
 }
@@ -83,8 +84,20 @@ Program::Program() {
 }
 
 Program::Mark Program::mark() const {
-  return Mark{sources.size(), diags.size(), modules.size(), natives.size(), main_stmts.size(), loaded_paths_.size(),
-              globals, functions, conventions, presets, scope, main_file, units, deps.mark()};
+  return Mark{sources.size(),
+              diags.size(),
+              modules.size(),
+              natives.size(),
+              main_stmts.size(),
+              loaded_paths_.size(),
+              globals,
+              functions,
+              conventions,
+              presets,
+              scope,
+              main_file,
+              units,
+              deps.mark()};
 }
 
 void Program::rollback(const Mark& m) {
@@ -411,7 +424,8 @@ void Program::declare_units(Module& m) {
           auto q = ub.eval(*s.value);
           if (!q) break;
           if (s.base_dim != kNoSym && q->d != u.dim) {
-            diags.error(ErrorKind::unit_decl, s.value->span, "the definition's dimension differs from the declared one");
+            diags.error(ErrorKind::unit_decl, s.value->span,
+                        "the definition's dimension differs from the declared one");
             break;
           }
           if (compare(q->n, Num::of_int(0)) <= 0) {
@@ -422,7 +436,8 @@ void Program::declare_units(Module& m) {
           u.factor = q->n;
           u.dim = q->d;
         } else if (s.base_dim == kNoSym) {
-          diags.error(ErrorKind::unit_decl, s.name_span, "a unit needs a dimension (`unit s: Time`) or a definition (`unit h = 3600 s`)");
+          diags.error(ErrorKind::unit_decl, s.name_span,
+                      "a unit needs a dimension (`unit s: Time`) or a definition (`unit h = 3600 s`)");
           break;
         }
         for (Sym ps : s.prefix_sets) {
@@ -514,14 +529,16 @@ void Program::declare(Module& m) {
         for (std::size_t i = 0; i < s.choices.size(); ++i)
           for (std::size_t j = 0; j < i; ++j)
             if (s.choices[i].name == s.choices[j].name)
-              diags.error(ErrorKind::convention_decl, s.choices[i].span, "choice '" + sym_name(s.choices[i].name) + "' is listed twice");
+              diags.error(ErrorKind::convention_decl, s.choices[i].span,
+                          "choice '" + sym_name(s.choices[i].name) + "' is listed twice");
         if (s.default_choice == kNoSym) {
           diags.error(ErrorKind::convention_decl, s.name_span, "convention '" + sym_name(s.name) + "' has no default")
               .help.push_back("add `default CHOICE` inside the braces");
         } else {
           c.default_choice = c.choice_index(s.default_choice);
           if (c.default_choice < 0) {
-            diags.error(ErrorKind::convention_choice, s.default_span, "the default '" + sym_name(s.default_choice) + "' is not one of the choices");
+            diags.error(ErrorKind::convention_choice, s.default_span,
+                        "the default '" + sym_name(s.default_choice) + "' is not one of the choices");
             c.default_choice = 0;
           }
         }
@@ -531,8 +548,10 @@ void Program::declare(Module& m) {
       }
       case SK::preset_def: {
         if (preset_index(s.name) >= 0) {
-          auto& d = diags.error(ErrorKind::name_duplicate, s.name_span, "preset '" + sym_name(s.name) + "' is already defined");
-          d.notes.push_back({presets[static_cast<std::size_t>(preset_index(s.name))].stmt->name_span, "first defined here"});
+          auto& d = diags.error(ErrorKind::name_duplicate, s.name_span,
+                                "preset '" + sym_name(s.name) + "' is already defined");
+          d.notes.push_back(
+              {presets[static_cast<std::size_t>(preset_index(s.name))].stmt->name_span, "first defined here"});
           break;
         }
         PresetDef p;

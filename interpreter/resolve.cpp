@@ -38,7 +38,8 @@ namespace {
 
 class Resolver {
  public:
-  Resolver(Program& p, bool stdlib, const std::vector<Sym>* broken = nullptr) : p_(p), stdlib_(stdlib), broken_(broken) {}
+  Resolver(Program& p, bool stdlib, const std::vector<Sym>* broken = nullptr)
+      : p_(p), stdlib_(stdlib), broken_(broken) {}
 
   int nslots() const { return max_; }
 
@@ -114,7 +115,8 @@ class Resolver {
         return;
       case EK::if_:
         for (auto& k : e.kids) expr(*k);
-        e.site = p_.deps.add_site(Site{e.span, "if " + compact_text(p_.sources.slice(e.kids[0]->span)),
+        e.site = p_.deps.add_site(Site{e.span,
+                                       "if " + compact_text(p_.sources.slice(e.kids[0]->span)),
                                        {compact_text(p_.sources.slice(e.kids[1]->span), 40),
                                         compact_text(p_.sources.slice(e.kids[2]->span), 40)}});
         return;
@@ -148,10 +150,11 @@ class Resolver {
         } else {
           expr(*s.value);
           if (s.literals_are_assumptions)
-            literal_atoms(*s.value, sym_name(s.name), stdlib_ ? (s.value->kind == EK::record || s.value->kind == EK::with
-                                                                   ? AssumptionKind::registry
-                                                                   : AssumptionKind::default_)
-                                                            : AssumptionKind::set);
+            literal_atoms(*s.value, sym_name(s.name),
+                          stdlib_
+                              ? (s.value->kind == EK::record || s.value->kind == EK::with ? AssumptionKind::registry
+                                                                                          : AssumptionKind::default_)
+                              : AssumptionKind::set);
         }
         break;
       case SK::native: {
@@ -159,8 +162,9 @@ class Resolver {
         const int impl = find_native(sym_name(s.name));
         // Only the prelude declares natives (declare() rejects them elsewhere).
         if (stdlib_ && impl >= 0 && native_arity(impl) != s.params.size())
-          p_.diags.error(ErrorKind::internal, s.name_span,
-                         "native '" + sym_name(s.name) + "' takes " + std::to_string(native_arity(impl)) + " parameters in C++");
+          p_.diags.error(
+              ErrorKind::internal, s.name_span,
+              "native '" + sym_name(s.name) + "' takes " + std::to_string(native_arity(impl)) + " parameters in C++");
         break;
       }
       case SK::show:
@@ -184,7 +188,8 @@ class Resolver {
           for (std::size_t i = 0; i < b.names.size(); ++i) {
             for (const auto& l : locals_)
               if (l.name == b.names[i])
-                p_.diags.error(ErrorKind::name_duplicate, b.name_spans[i], "sweep variable '" + sym_name(b.names[i]) + "' is bound twice");
+                p_.diags.error(ErrorKind::name_duplicate, b.name_spans[i],
+                               "sweep variable '" + sym_name(b.names[i]) + "' is bound twice");
             b.slots.push_back(push(b.names[i], b.name_spans[i]));
           }
         for (auto& item : s.body) {
@@ -223,7 +228,8 @@ class Resolver {
     for (auto& a : e.args) expr(*a.value);
     for (const auto& l : locals_)
       if (l.name == e.name) {
-        auto& d = p_.diags.error(ErrorKind::type_mismatch, e.name_span, "'" + sym_name(e.name) + "' is a value, not a function");
+        auto& d = p_.diags.error(ErrorKind::type_mismatch, e.name_span,
+                                 "'" + sym_name(e.name) + "' is a value, not a function");
         d.notes.push_back({l.span, "defined here"});
         return;
       }

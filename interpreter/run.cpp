@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -126,7 +126,8 @@ class SweepRunner {
         domains.push_back(domain(exact_ev, b));
         for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
         const std::size_t n = domains.back().size();
-        if (n == 0) throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
+        if (n == 0)
+          throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
         if (n > opt_.max_points || total > opt_.max_points / n) {
           Diagnostic d = make_error(ErrorKind::sweep_too_large, s_.name_span,
                                     "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
@@ -171,7 +172,8 @@ class SweepRunner {
     std::unique_ptr<fast::SweepProgram> prog;
     if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
     t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
-    if (prog && std::getenv("MLS_DEBUG_FAST")) std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
+    if (prog && std::getenv("MLS_DEBUG_FAST"))
+      std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
 
     NotesBuilder notes(p_, t);
     bool begun = false;
@@ -180,7 +182,8 @@ class SweepRunner {
       for (std::size_t c = 0; c < t.cols.size(); ++c) {
         double biggest = 0;
         for (const PointOut* o : sample)
-          if (c < o->cells.size() && o->cells[c].k == Value::K::num) biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
+          if (c < o->cells.size() && o->cells[c].k == Value::K::num)
+            biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
         t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
       }
       sink.table_begin(t);
@@ -226,8 +229,10 @@ class SweepRunner {
         }
         ++t.evaluated;
         if (!o.feasible) ++t.infeasible;
-        if (!t.search) emit_row(o, first_point + k);
-        else if (o.feasible) offer(best, first_point + k, std::move(o));
+        if (!t.search)
+          emit_row(o, first_point + k);
+        else if (o.feasible)
+          offer(best, first_point + k, std::move(o));
       }
       progress.update(first_point + outs.size());
     };
@@ -294,8 +299,10 @@ class SweepRunner {
       out.outs.resize(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          if (prog) point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
-          else out.outs[i - begin] = point(ev, domains, i, fast);
+          if (prog)
+            point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
+          else
+            out.outs[i - begin] = point(ev, domains, i, fast);
         } catch (DiagnosticError& e) {
           out.error = std::make_pair(i, e);
           out.outs.resize(i - begin);
@@ -477,9 +484,9 @@ class SweepRunner {
       std::vector<Value> lists;
       for (const auto& d : b.domains) lists.push_back(ev.eval_in(*d, s_.nslots));
       if (lists.size() != b.names.size())
-        throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span,
-                                         "zip binds " + std::to_string(b.names.size()) + " names to " +
-                                             std::to_string(lists.size()) + " lists")};
+        throw DiagnosticError{make_error(
+            ErrorKind::sweep_decl, b.span,
+            "zip binds " + std::to_string(b.names.size()) + " names to " + std::to_string(lists.size()) + " lists")};
       const std::size_t n = lists[0].list().items.size();
       for (std::size_t i = 1; i < lists.size(); ++i)
         if (lists[i].list().items.size() != n)
@@ -503,8 +510,9 @@ class SweepRunner {
     const bool mul = b.step_op == '*';
     const Expr& at = *b.domains[0];
     if (mul ? compare(step.n, Num::of_int(1)) <= 0 : compare(step.n, Num::of_int(0)) <= 0)
-      throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.step ? b.step->span : b.span,
-                                       mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
+      throw DiagnosticError{
+          make_error(ErrorKind::sweep_decl, b.step ? b.step->span : b.span,
+                     mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
     if (mul && compare(from.n, Num::of_int(0)) <= 0)
       throw DiagnosticError{make_error(ErrorKind::sweep_decl, at.span, "a multiplicative range starts above 0")};
     // Long ranges are generated in binary64 (they run on the fast path anyway); each value is
@@ -546,8 +554,8 @@ class SweepRunner {
     key_of(domains, index, pick, key);
     return key;
   }
-  void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, std::vector<std::size_t>& pick,
-              std::vector<Value>& key) const {
+  void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+              std::vector<std::size_t>& pick, std::vector<Value>& key) const {
     pick.resize(domains.size());
     for (std::size_t b = domains.size(); b-- > 0;) {
       pick[b] = index % domains[b].size();
@@ -561,7 +569,8 @@ class SweepRunner {
       for (const auto& v : domains[b][pick[b]]) key[k++] = v;
   }
 
-  PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, bool fast) {
+  PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+                 bool fast) {
     const Evaluator::BudgetScope budget(ev);  // each point has its own step budget
     PointOut o;
     o.key = key_of(domains, index);
@@ -621,9 +630,9 @@ class SweepRunner {
 
   // One point through the compiled program. Provenance comes from the signature cache; a new
   // signature is evaluated once by the tree-walker, which must agree bit for bit.
-  void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const std::vector<std::vector<std::vector<Value>>>& domains,
-                  std::size_t index, fast::PointRun& run, std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs,
-                  PointOut& o) {
+  void point_fast(Evaluator& ev, const fast::SweepProgram& prog,
+                  const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, fast::PointRun& run,
+                  std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
     o.filtered = false;
     o.feasible = true;
     o.objectives.clear();
@@ -645,7 +654,8 @@ class SweepRunner {
     prog.run(o.key, changed, run);
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
-      throw DiagnosticError{make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
+      throw DiagnosticError{
+          make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
     }
     if (run.status == fast::Status::filtered) {
       o.filtered = true;
@@ -687,12 +697,13 @@ class SweepRunner {
       for (std::size_t c = 0; c < prog.cells().size(); ++c) {
         const Value& sv = slow.cells[c];
         const Value fv = value_of(prog.cells()[c], 0);
-        const bool same = sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
-                          (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
+        const bool same =
+            sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
+            (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
         if (!same)
           throw DiagnosticError{make_error(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
-                                           "compiled sweep disagrees with the evaluator in column " + std::to_string(c + 1) +
-                                               " at " + point_text(domains, index))};
+                                           "compiled sweep disagrees with the evaluator in column " +
+                                               std::to_string(c + 1) + " at " + point_text(domains, index))};
         d.push_back(sv.deps);
       }
       std::lock_guard<std::mutex> lock(sig_mu_);
@@ -749,7 +760,8 @@ void expand_shown(const Program& p, const std::string& name, const Value& v, con
   }
   // A record can share parts (`{a: x, b: x}` nested): its fields can be exponentially many.
   if (out.size() >= max_results)
-    throw DiagnosticError{output_limit(span, "showing this would print more than " + std::to_string(max_results) + " results")};
+    throw DiagnosticError{
+        output_limit(span, "showing this would print more than " + std::to_string(max_results) + " results")};
   Shown s;
   s.name = name;
   s.value = v;
@@ -803,8 +815,8 @@ class CollectSink : public RunSink {
 
 }  // namespace
 
-void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
-                         RunSink& sink);
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts, RunSink& sink);
 
 void run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, RunSink& sink) {
   run_statements(p, ck, cfg, opt, p.main_stmts, sink);
@@ -817,14 +829,15 @@ void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions
   run_on_pipeline_stack([&] { run_statements_here(p, ck, cfg, opt, stmts, sink); });
 }
 
-void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
-                         RunSink& sink) {
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts, RunSink& sink) {
   RunResult header;
   header.preset = cfg.preset;
   header.preset_via = cfg.preset_via;
   for (std::size_t i = 0; i < p.conventions.size(); ++i)
-    header.conventions.emplace_back(sym_name(p.conventions[i].name),
-                                    sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
+    header.conventions.emplace_back(
+        sym_name(p.conventions[i].name),
+        sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
   std::sort(header.conventions.begin(), header.conventions.end());
   sink.begin(header);
   Evaluator ev(p, cfg, true);
@@ -879,7 +892,8 @@ RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptio
   return run_statements(p, ck, cfg, opt, p.main_stmts);
 }
 
-RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts) {
+RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts) {
   RunResult r;
   CollectSink sink(r);
   run_statements(p, ck, cfg, opt, stmts, sink);

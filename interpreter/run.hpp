@@ -54,10 +54,10 @@ struct Table {
   bool search = false;
   std::vector<std::string> key_names;
   std::vector<Column> cols;
-  std::vector<Row> rows;          // kept by collecting sinks; streamed otherwise
-  std::vector<DepSet> col_deps;   // per column: union of its cells' dependencies (at table_end)
-  std::vector<Note> notes;        // at table_end
-  std::size_t row_count = 0;      // rows emitted
+  std::vector<Row> rows;         // kept by collecting sinks; streamed otherwise
+  std::vector<DepSet> col_deps;  // per column: union of its cells' dependencies (at table_end)
+  std::vector<Note> notes;       // at table_end
+  std::size_t row_count = 0;     // rows emitted
   std::size_t evaluated = 0, infeasible = 0, filtered = 0;
   std::string objective;  // search: "maximize r.throughput"
   std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
@@ -85,12 +85,12 @@ struct RunResult {
 };
 
 struct RunOptions {
-  std::size_t max_points = 1'000'000;  // sweep/search cap (--max-points)
-  unsigned threads = 0;                // 0: all cores
-  std::size_t exact_limit = 4096;      // sweeps above this many points run in binary64
-  bool progress = false;               // progress bar on stderr (the CLI sets it for terminals)
-  std::uint64_t max_steps = kMaxSteps; // evaluation steps per shown value / assert / sweep point
-  std::size_t max_results = 100'000;   // shown results of one run (a record shows one per field)
+  std::size_t max_points = 1'000'000;   // sweep/search cap (--max-points)
+  unsigned threads = 0;                 // 0: all cores
+  std::size_t exact_limit = 4096;       // sweeps above this many points run in binary64
+  bool progress = false;                // progress bar on stderr (the CLI sets it for terminals)
+  std::uint64_t max_steps = kMaxSteps;  // evaluation steps per shown value / assert / sweep point
+  std::size_t max_results = 100'000;    // shown results of one run (a record shows one per field)
 };
 
 // Receives a run's output in source order; sweeps stream their rows, so a million-point

@@ -47,7 +47,8 @@ void* trampoline(void* arg) {
 bool spawn(pthread_t& th, Job* job) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
-  bool ok = pthread_attr_setstacksize(&attr, kPipelineStackBytes) == 0 && pthread_create(&th, &attr, trampoline, job) == 0;
+  bool ok =
+      pthread_attr_setstacksize(&attr, kPipelineStackBytes) == 0 && pthread_create(&th, &attr, trampoline, job) == 0;
   pthread_attr_destroy(&attr);
   return ok;
 }

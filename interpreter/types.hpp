@@ -29,7 +29,7 @@ struct Type {
   TypeP elem;                                 // list (null: empty list, any element)
   std::uint32_t conv = 0;                     // convention index
   std::optional<DisplayHint> hint;
-  bool loose_inside = false;                  // this or a part of it is error/pending
+  bool loose_inside = false;  // this or a part of it is error/pending
 
   [[nodiscard]] const TypeP* field(Sym s) const {
     for (const auto& f : fields)

@@ -1,11 +1,11 @@
 // units.cpp — dimension algebra, unit lookup with prefixes, and choosing display units.
 #include "units.hpp"
 
-#include "diagnostic.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include "diagnostic.hpp"
 
 namespace mls {
 
@@ -157,7 +157,8 @@ std::string UnitTable::dim_name(const Dim& d) const {
 
 std::string UnitTable::base_units(const Dim& d) const {
   if (d.none()) return "";
-  return dim_text(d, bases_, [&](std::size_t i) { return base_unit_names_[i].empty() ? dims_[i].name : base_unit_names_[i]; });
+  return dim_text(d, bases_,
+                  [&](std::size_t i) { return base_unit_names_[i].empty() ? dims_[i].name : base_unit_names_[i]; });
 }
 
 DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
@@ -165,7 +166,8 @@ DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
     if (k != d) continue;
     std::vector<const DisplayUnit*> units;
     for (const auto& u : list) units.push_back(&u);
-    std::sort(units.begin(), units.end(), [](const DisplayUnit* a, const DisplayUnit* b) { return a->factor.d < b->factor.d; });
+    std::sort(units.begin(), units.end(),
+              [](const DisplayUnit* a, const DisplayUnit* b) { return a->factor.d < b->factor.d; });
     const double v = std::fabs(si_amount);
     if (v == 0) return *units.front();
     // The largest unit that reads as at least 1 — but "2.8 day" reads worse than "67 h": when

@@ -59,8 +59,10 @@ mls::Selection selection_of(const std::string& main) {
     if (end == std::string::npos) end = main.size();
     const std::string line = main.substr(pos + 2, end - pos - 2);
     const auto eq = line.find('=');
-    if (line.rfind("use ", 0) == 0 && eq != std::string::npos) sel.uses.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
-    if (line.rfind("set ", 0) == 0 && eq != std::string::npos) sel.sets.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
+    if (line.rfind("use ", 0) == 0 && eq != std::string::npos)
+      sel.uses.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
+    if (line.rfind("set ", 0) == 0 && eq != std::string::npos)
+      sel.sets.emplace_back(line.substr(4, eq - 4), line.substr(eq + 1));
     if (line.rfind("preset ", 0) == 0) sel.preset = line.substr(7);
     pos = end + 1;
     if (pos >= main.size()) break;
@@ -74,8 +76,10 @@ bool json_tokens_ok(const std::string& json) {
   for (std::size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
     if (in_str) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_str = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_str = false;
       continue;
     }
     if (c == '"') {
@@ -122,7 +126,8 @@ std::unique_ptr<Base> make_base() {
     ok = b->s.prog.load_prelude();
     if (ok) b->s.ck.check_program();
   });
-  if (!ok || b->s.prog.diags.has_errors()) broken("the prelude does not load", mls::render_all(b->s.prog.sources, b->s.prog.diags));
+  if (!ok || b->s.prog.diags.has_errors())
+    broken("the prelude does not load", mls::render_all(b->s.prog.sources, b->s.prog.diags));
   b->globals = b->s.prog.globals.size();
   b->functions = b->s.prog.functions.size();
   b->presets = b->s.prog.presets.size();

@@ -1,10 +1,10 @@
 // deps_test.cpp — provenance: interned dependency sets and their union.
+#include "interpreter/deps.hpp"
+
 #include <doctest/doctest.h>
 
 #include <thread>
 #include <vector>
-
-#include "interpreter/deps.hpp"
 
 using namespace mls;
 
@@ -20,14 +20,14 @@ TEST_CASE("union of dependency sets") {
   Deps d;
   const AtomId a = assume(d, "a"), b = assume(d, "b"), c = assume(d, "c");
   const DepSet sa = d.single(a), sb = d.single(b), sc = d.single(c);
-  CHECK(d.atoms(0).empty());                                // 0 is the empty set
+  CHECK(d.atoms(0).empty());  // 0 is the empty set
   CHECK(d.unite(sa, 0) == sa);
   CHECK(d.unite(0, sa) == sa);
-  CHECK(d.unite(sa, sa) == sa);                              // idempotent
-  CHECK(d.unite(sa, sb) == d.unite(sb, sa));                 // commutative
+  CHECK(d.unite(sa, sa) == sa);                                         // idempotent
+  CHECK(d.unite(sa, sb) == d.unite(sb, sa));                            // commutative
   CHECK(d.unite(d.unite(sa, sb), sc) == d.unite(sa, d.unite(sb, sc)));  // associative
   const auto& abc = d.atoms(d.unite(d.unite(sc, sa), sb));
-  CHECK(abc == std::vector<AtomId>{a, b, c});                // sorted, once each
+  CHECK(abc == std::vector<AtomId>{a, b, c});                    // sorted, once each
   CHECK(d.of({c, a, c, b, a}) == d.unite(d.unite(sa, sb), sc));  // interned: same set, same id
   CHECK(d.single(a) == sa);
 }

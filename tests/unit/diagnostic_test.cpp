@@ -1,8 +1,8 @@
 // diagnostic_test.cpp — rendering diagnostics: carets under UTF-8 and tabs, long lines, notes,
 // the cap and de-duplication of the list, and did-you-mean.
-#include <doctest/doctest.h>
-
 #include "interpreter/diagnostic.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace mls;
 
@@ -103,7 +103,7 @@ TEST_CASE("did-you-mean") {
   CHECK(edit_distance("kitten", "sitting") == 3);
   CHECK(edit_distance("teh", "the") == 1);  // a transposition is one edit
   CHECK(closest("checkpoint_intreval", {"checkpoint_interval", "gpus"}) == "checkpoint_interval");
-  CHECK(closest("gb", {"GB"}).empty());      // two letters: exact matches only
+  CHECK(closest("gb", {"GB"}).empty());  // two letters: exact matches only
   CHECK(closest("zzzzzz", {"gpus", "h"}).empty());
   CHECK(closest(std::string(1000, 'a'), {std::string(999, 'a')}).empty());  // too long to bother
 }

@@ -1,10 +1,10 @@
 // grammar_test.cpp — PEGTL's static analysis of the grammar, and what the grammar accepts.
 // The only test translation unit that includes PEGTL (it costs seconds to compile).
+#include "grammar/grammar.hpp"
+
 #include <doctest/doctest.h>
 
 #include <tao/pegtl/contrib/analyze.hpp>
-
-#include "grammar/grammar.hpp"
 
 namespace p = tao::pegtl;
 namespace g = mls::grammar;
@@ -38,7 +38,7 @@ TEST_CASE("statements") {
   CHECK(accepts<g::one_statement>("convention c \"d\" { a: \"one\" b: \"two\" default a }"));
   CHECK(accepts<g::one_statement>("preset p \"d\" extends mls { use c = a set x.y = 3 }"));
   CHECK(accepts<g::one_statement>("import \"other.mls\""));
-  CHECK_FALSE(accepts<g::one_statement>("1 + 2"));  // a bare expression is not a statement
+  CHECK_FALSE(accepts<g::one_statement>("1 + 2"));       // a bare expression is not a statement
   CHECK_FALSE(accepts<g::one_statement>("let if = 3"));  // keywords are not names
 }
 
@@ -51,7 +51,7 @@ TEST_CASE("numbers and units") {
   CHECK(accepts<g::expr>("5 \xC2\xB5s"));    // the micro sign
   CHECK(accepts<g::expr>("1 kg\xC2\xB7m"));  // the middle dot joins units
   CHECK(accepts<g::expr>("92.4 %"));
-  CHECK_FALSE(accepts<g::expr>("1e"));       // digits must follow the exponent mark
+  CHECK_FALSE(accepts<g::expr>("1e"));  // digits must follow the exponent mark
   CHECK_FALSE(accepts<g::expr>("1e+"));
   // A unit sits on its number's line: across a newline it is a separate name, so "1\nb"
   // is not one expression.

@@ -1,10 +1,10 @@
 // number_test.cpp — exact decimal literals, rounding and formatting of mls numbers.
+#include "interpreter/number.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
-
-#include "interpreter/number.hpp"
 
 using namespace mls;
 
@@ -30,7 +30,7 @@ TEST_CASE("binary and decimal prefixes round-trip exactly") {
 TEST_CASE("rounding is half-up at the printed resolution") {
   CHECK(format_fixed(*Num::parse("4522.85"), 1) == "4522.9");
   CHECK(format_fixed(neg(*Num::parse("0.04")), 1) == "0.0");
-  CHECK_FALSE(Num::parse("-1").has_value());  // the sign is an operator, not part of a literal
+  CHECK_FALSE(Num::parse("-1").has_value());                // the sign is an operator, not part of a literal
   CHECK(format_fixed(Num::of_double(2.675), 2) == "2.67");  // the double is below 2.675
   CHECK(decimals_of_resolution(*Num::parse("0.01")) == 2);
   CHECK(format_sig(*Num::parse("66.964285"), 4) == "66.96");
@@ -67,8 +67,8 @@ TEST_CASE("significant-digit formatting, including the carry of rounding") {
   CHECK(format_sig(neg(*Num::parse("4285.714")), 4) == "-4286");
   CHECK(format_sig(Num::of_int(0), 4) == "0");
   CHECK(format_sig(Num::of_double(5e-324), 4) == "4.941e-324");  // a subnormal, exactly
-  CHECK(format_fixed(*Num::parse("0.5"), 0) == "1");              // half-up
-  CHECK(format_fixed(neg(*Num::parse("0.5")), 0) == "-1");        // away from zero
+  CHECK(format_fixed(*Num::parse("0.5"), 0) == "1");             // half-up
+  CHECK(format_fixed(neg(*Num::parse("0.5")), 0) == "-1");       // away from zero
   CHECK(format_json(0.1) == "0.1");
   CHECK(format_json(1e21) == "1e+21");
 }

@@ -1,14 +1,13 @@
 // pipeline_test.cpp — the driver on in-memory files (FileReader): imports, cycles, limits of the
 // evaluation, pipeline threads, and atomic writes.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
-
-#include <unistd.h>
 
 #include "interpreter/driver.hpp"
 #include "interpreter/stack.hpp"
@@ -142,7 +141,8 @@ TEST_CASE("write_atomically leaves the old file when it cannot write") {
   std::getline(again, content);
   CHECK(content == "new");
   std::size_t entries = 0;
-  for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename().string().find(".tmp") == std::string::npos ? 1 : 100;
+  for (const auto& e : fs::directory_iterator(dir))
+    entries += e.path().filename().string().find(".tmp") == std::string::npos ? 1 : 100;
   CHECK(entries == 2);  // out.txt and sub: no temporary file left
   fs::remove_all(dir);
 }

@@ -1,7 +1,7 @@
 // units_test.cpp — dimension algebra, unit lookup with prefixes (case-sensitive) and display units.
-#include <doctest/doctest.h>
-
 #include "interpreter/units.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace mls;
 
@@ -89,8 +89,8 @@ TEST_CASE("human display units") {
   const Dim bw = *t.dimension("Information")->dim.over(t.dimension("Time")->dim);
   CHECK(t.human_unit(bw, 3.35e12).text == "GB/s");  // the largest with magnitude >= 1
   CHECK(t.human_unit(bw, 450).text == "B/s");
-  CHECK(t.human_unit(bw, 0.5).text == "B/s");       // below every unit: the smallest
+  CHECK(t.human_unit(bw, 0.5).text == "B/s");  // below every unit: the smallest
   CHECK(t.human_unit(bw, 0).text == "B/s");
   const Dim time = t.dimension("Time")->dim;
-  CHECK(t.human_unit(time, 7200).text == "s");      // no display list: base units
+  CHECK(t.human_unit(time, 7200).text == "s");  // no display list: base units
 }
