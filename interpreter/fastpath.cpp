@@ -740,6 +740,27 @@ std::vector<Ins> schedule(const Compiled& c, std::uint64_t dirty) {
   at[c.code.size()] = static_cast<std::uint32_t>(out.size());
   for (Ins& i : out)
     if (i.op == Op::jz || i.op == Op::jmp) i.d = at[i.d];
+  // A jump to the very next instruction (a branch whose arms are both clean here) does
+  // nothing: drop it, and again, since that can turn the jump before it into such a jump.
+  for (bool again = true; again;) {
+    again = false;
+    std::vector<std::uint32_t> to(out.size() + 1, 0);
+    std::vector<Ins> kept;
+    kept.reserve(out.size());
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      to[k] = static_cast<std::uint32_t>(kept.size());
+      const bool jump = out[k].op == Op::jz || out[k].op == Op::jmp;
+      if (jump && out[k].d == k + 1) {
+        again = true;
+        continue;
+      }
+      kept.push_back(out[k]);
+    }
+    to[out.size()] = static_cast<std::uint32_t>(kept.size());
+    for (Ins& i : kept)
+      if (i.op == Op::jz || i.op == Op::jmp) i.d = to[i.d];
+    out = std::move(kept);
+  }
   return out;
 }
 
