@@ -12,6 +12,7 @@
 
 #include "../interpreter/driver.hpp"
 #include "../interpreter/format.hpp"
+#include "../interpreter/interrupt.hpp"
 #include "commands.hpp"
 
 namespace mls {
@@ -261,10 +262,13 @@ int dispatch(int argc, char** argv) {
     return a.help ? 0 : 64;
   }
   const std::string& cmd = a.positional[0];
-  if (cmd == "run") return cmd_run(a);
+  if (cmd == "run" || cmd == "diff" || cmd == "explain") {
+    // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are
+    // left as they were and the progress line is cleared.
+    const InterruptScope ctrl_c;
+    return cmd == "run" ? cmd_run(a) : cmd == "diff" ? cmd_diff(a) : cmd_explain(a);
+  }
   if (cmd == "check") return cmd_check(a);
-  if (cmd == "diff") return cmd_diff(a);
-  if (cmd == "explain") return cmd_explain(a);
   if (cmd == "conventions") return cmd_conventions(a);
   if (cmd == "presets") return cmd_presets(a);
   if (cmd == "repl") return cmd_repl(a);

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "../interpreter/format.hpp"
+#include "../interpreter/interrupt.hpp"
 #include "../interpreter/symbols.hpp"
 #include "commands.hpp"
 #include "line_editor.hpp"
@@ -230,6 +231,8 @@ int interactive_loop(ReplSession& s) {
     ++line_no;
     const bool blank = trim(line).empty();
     // A way out of an input that never completes (an unclosed bracket): two blank lines.
+    // While an input runs, Ctrl-C stops it (run.interrupted) and the session carries on.
+    const InterruptScope ctrl_c;
     if (repl.pending() && blank && blank_before) {
       (void)repl.flush();
       blank_before = false;

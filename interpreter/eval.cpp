@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "interrupt.hpp"
 #include "natives.hpp"
 #include "stack.hpp"
 #include "symbols.hpp"
@@ -30,6 +31,8 @@ Evaluator::BudgetScope::BudgetScope(const Evaluator& ev) : saved_(t_steps_left) 
 Evaluator::BudgetScope::~BudgetScope() { t_steps_left = saved_; }
 
 void Evaluator::step(Span at) {
+  // Ctrl-C is polled every 4096 steps (an atomic load per step would cost more than it saves).
+  if ((t_steps_left & 0xFFF) == 0 && interrupt_requested()) throw_interrupted(at);
   if (--t_steps_left != 0) return;
   t_steps_left = 1;  // anything evaluated before the scope unwinds fails at once, never wraps around
   Diagnostic d;

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "fastpath.hpp"
+#include "interrupt.hpp"
 #include "stack.hpp"
 #include "symbols.hpp"
 
@@ -257,6 +258,9 @@ class SweepRunner {
   class Progress {
    public:
     Progress(bool on, std::string name, std::size_t total) : on_(on), name_(std::move(name)), total_(total) {}
+    ~Progress() { done(); }  // an error or Ctrl-C leaves no half-drawn line behind
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
     void update(std::size_t done) {
       if (!on_) return;
       const auto now = std::chrono::steady_clock::now();
@@ -268,6 +272,7 @@ class SweepRunner {
     }
     void done() {
       if (drawn_) std::fputs("\r\033[K", stderr);
+      drawn_ = false;
     }
 
    private:
@@ -299,6 +304,7 @@ class SweepRunner {
       out.outs.resize(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
         try {
+          if (interrupt_requested()) throw_interrupted(s_.name_span);
           if (prog)
             point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
           else
@@ -844,44 +850,50 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
   ev.max_steps = opt.max_steps;
   std::vector<AssertOutcome> sweep_asserts;  // reported after everything else
   for (Stmt* s : stmts) {
-    switch (s->kind) {
-      case SK::show:
-        for (const auto& it : s->shows) {
-          const Value v = ev.eval_in(*it.expr, s->nslots);
-          std::vector<Shown> shown;
-          expand_shown(p, it.label, v, ck.show_type(&it), it.span, shown, opt.max_results);
-          for (const auto& x : shown) sink.result(x);
-        }
-        break;
-      case SK::assert_:
-        for (const auto& it : s->shows) {
-          const Value v = ev.eval_in(*it.expr, s->nslots);
-          AssertOutcome a;
-          a.ok = v.b;
-          a.span = it.expr->span;
-          a.text = it.label;
-          a.message = s->str;
-          if (!a.ok && it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge) {
-            // Show both sides of a failed comparison, each in a human unit.
-            const Value l = ev.eval_in(*it.expr->kids[0], s->nslots);
-            const Value r = ev.eval_in(*it.expr->kids[1], s->nslots);
-            auto side = [&](const Value& x, const Expr* e) {
-              const Display d = display_for(p, ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
-              std::string t = x.k == Value::K::num ? format_sig(in_unit(x.n, d), 10) : format_value(x, {});
-              return d.unit.empty() ? t : t + " " + d.unit;
-            };
-            a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+    try {
+      switch (s->kind) {
+        case SK::show:
+          for (const auto& it : s->shows) {
+            const Value v = ev.eval_in(*it.expr, s->nslots);
+            std::vector<Shown> shown;
+            expand_shown(p, it.label, v, ck.show_type(&it), it.span, shown, opt.max_results);
+            for (const auto& x : shown) sink.result(x);
           }
-          sink.assertion(a);
+          break;
+        case SK::assert_:
+          for (const auto& it : s->shows) {
+            const Value v = ev.eval_in(*it.expr, s->nslots);
+            AssertOutcome a;
+            a.ok = v.b;
+            a.span = it.expr->span;
+            a.text = it.label;
+            a.message = s->str;
+            if (!a.ok && it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge) {
+              // Show both sides of a failed comparison, each in a human unit.
+              const Value l = ev.eval_in(*it.expr->kids[0], s->nslots);
+              const Value r = ev.eval_in(*it.expr->kids[1], s->nslots);
+              auto side = [&](const Value& x, const Expr* e) {
+                const Display d = display_for(p, ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
+                std::string t = x.k == Value::K::num ? format_sig(in_unit(x.n, d), 10) : format_value(x, {});
+                return d.unit.empty() ? t : t + " " + d.unit;
+              };
+              a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+            }
+            sink.assertion(a);
+          }
+          break;
+        case SK::sweep:
+        case SK::search: {
+          SweepRunner sr(p, ck, cfg, opt, *s);
+          sr.run(sink, sweep_asserts);
+          break;
         }
-        break;
-      case SK::sweep:
-      case SK::search: {
-        SweepRunner sr(p, ck, cfg, opt, *s);
-        sr.run(sink, sweep_asserts);
-        break;
+        default: break;
       }
-      default: break;
+    } catch (DiagnosticError& e) {
+      // Ctrl-C lands wherever evaluation happened to be: report it at the statement it stopped.
+      if (e.diag.kind == ErrorKind::interrupted) throw_interrupted(s->span);
+      throw;
     }
   }
   for (const auto& a : sweep_asserts) sink.assertion(a);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "../grammar/parse.hpp"
+#include "interrupt.hpp"
 #include "symbols.hpp"
 
 namespace mls {
@@ -283,6 +284,8 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
     }
     out.run = run_statements(p, ck, *cfg_, opt_, stmts);
   } catch (DiagnosticError& e) {
+    // Ctrl-C while a definition was evaluated: said at the input, not wherever it landed.
+    if (e.diag.kind == ErrorKind::interrupted && !stmts.empty()) e.diag = interrupted_diagnostic(stmts.front()->span);
     p.diags.add(std::move(e.diag));
     return fail(std::move(out), snap);
   }

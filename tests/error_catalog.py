@@ -11,14 +11,16 @@ The check fails when
   - an example's recorded exit code is not its kind's, or its output does not show the kind;
   - a kind is never raised by the code (no `ErrorKind::ID` in grammar/, interpreter/, cli/):
     such a kind must be removed from error_kinds.def;
-  - a scripted example (load.too_large) no longer prints what the catalog says;
+  - a scripted example (load.too_large, run.interrupted) no longer prints what the catalog says;
   - docs/errors.md differs from what this script generates.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = os.path.join(ROOT, "interpreter", "error_kinds.def")
@@ -32,7 +34,19 @@ SCRIPTED = {
         "A file larger than 16 MiB (mls files are written by hand; generated data belongs in several files).",
         "a file `big.mls` of 16 MiB + 1 bytes",
     ),
+    "run.interrupted": (
+        "Ctrl-C (SIGINT) during `mls run`, `diff` or `explain`, or while a REPL input runs: the evaluation "
+        "stops at the next poll (every few thousand steps, every sweep point) and is reported at the "
+        "statement it stopped. `--out` files keep their old contents; a REPL session keeps its state.",
+        "`slow.mls` (a sweep of 1,000,000 points of `fib(20)`, "
+        "`let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)`), interrupted after one second",
+    ),
 }
+SLOW = """let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)
+sweep slow over x in 1..1000000 {
+  show y = fib(20)
+}
+"""
 # Kinds no input should produce.
 NO_EXAMPLE = {
     "internal": "A bug in mls: an invariant did not hold. No input should produce it; please report the input. Exit code 70.",
@@ -88,6 +102,8 @@ def read_example(code):
 
 def run_scripted(mls, code):
     """The output of a scripted example, in a temporary folder (so paths do not vary)."""
+    if code == "run.interrupted":
+        return run_interrupted(mls)
     assert code == "load.too_large"
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "big.mls"), "wb") as f:
@@ -95,6 +111,29 @@ def run_scripted(mls, code):
         p = subprocess.run([mls, "run", "big.mls"], cwd=d, capture_output=True, timeout=120)
     return {"about": SCRIPTED[code][0], "source": None, "input": SCRIPTED[code][1], "command": "mls run big.mls",
             "exit": p.returncode, "stdout": p.stdout.decode(), "stderr": p.stderr.decode()}
+
+
+def run_interrupted(mls):
+    """SIGINT one second into a long sweep written to --out: the error, exit 130, the old file kept."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "slow.mls"), "w", encoding="utf-8") as f:
+            f.write(SLOW)
+        with open(os.path.join(d, "out.csv"), "w", encoding="utf-8") as f:
+            f.write("old\n")
+        p = subprocess.Popen([mls, "run", "slow.mls", "--format", "csv", "--out", "out.csv"], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        with open(os.path.join(d, "out.csv"), encoding="utf-8") as f:
+            kept = f.read()
+        left = sorted(os.listdir(d))
+    err = err.decode()
+    if kept != "old\n" or left != ["out.csv", "slow.mls"]:
+        err += "(the --out file was not left as it was: %r, files %r)\n" % (kept, left)
+    return {"about": SCRIPTED["run.interrupted"][0], "source": None, "input": SCRIPTED["run.interrupted"][1],
+            "command": "mls run slow.mls --format csv --out out.csv    # Ctrl-C after 1 s",
+            "exit": p.returncode, "stdout": out.decode(), "stderr": err}
 
 
 def generate(kinds, examples):
@@ -108,7 +147,7 @@ def generate(kinds, examples):
            "| 0 | success |", "| 1 | an `assert` failed |", "| 64 | usage error |",
            "| 65 | input error (syntax, names, units, dimensions, runtime errors, limits) |",
            "| 66 | an input file or import cannot be read |", "| 70 | internal error (a bug in mls) |",
-           "| 73 | an output file cannot be written |", "",
+           "| 73 | an output file cannot be written |", "| 130 | interrupted (Ctrl-C) |", "",
            "Several independent errors in one file are all reported, in source order (at most 50,",
            "then a count of the rest); the exit code is that of the first.", "",
            "| kind | exit | summary |", "|---|---|---|"]

@@ -174,6 +174,21 @@ def interrupt(t):
     t.wait_for("unknown name 'repl_pending'", "the dropped input left nothing behind")
 
 
+def interrupt_evaluation(t):
+    """Ctrl-C while an input runs stops it with an error; the session (and its bindings) stay."""
+    t.line("let repl_before = 5 GB")
+    t.ready()
+    t.line("let repl_fib(n) = if n < 2 then n else repl_fib(n - 1) + repl_fib(n - 2)")
+    t.ready()
+    t.line("sweep repl_slow over x in 1..1000000 { show y = repl_fib(22) }")
+    time.sleep(0.5)
+    t.key("C-c")
+    t.wait_for("error[run.interrupted]", "the interrupted evaluation reported")
+    t.ready()
+    t.line("repl_before")
+    t.wait_for("= 5 GB", "the binding from before the interrupted input")
+
+
 def history_survives(mls, workdir, history):
     first = Terminal()
     try:
@@ -225,7 +240,7 @@ def main():
         t = Terminal()
         try:
             t.start(repl_command(mls, workdir, history))
-            for check in (completion, multiline, error_keeps_bindings, interrupt):
+            for check in (completion, multiline, error_keeps_bindings, interrupt, interrupt_evaluation):
                 try:
                     t.ready()
                     check(t)
