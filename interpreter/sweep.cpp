@@ -500,6 +500,18 @@ class SweepRunner {
       for (const auto& v : domains[b][pick[b]]) key[k++] = v;
   }
 
+  // An `assert` inside the sweep body that is false at point `index`.
+  AssertOutcome failed_assert(const BodyItem& item, const std::vector<std::vector<std::vector<Value>>>& domains,
+                              std::size_t index) const {
+    AssertOutcome a;
+    a.ok = false;
+    a.span = item.exprs[0]->span;
+    a.text = std::string(p_.sources.slice(item.exprs[0]->span));
+    a.message = item.message;
+    a.detail = "at " + point_text(domains, index);
+    return a;
+  }
+
   PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
                  bool fast) {
     const Evaluator::BudgetScope budget(ev);  // each point has its own step budget
@@ -536,15 +548,7 @@ class SweepRunner {
           break;
         case BK::assert_: {
           const Value v = ev.eval(*item.exprs[0], slots.data(), 0);
-          if (!v.b) {
-            AssertOutcome a;
-            a.ok = false;
-            a.span = item.exprs[0]->span;
-            a.text = std::string(p_.sources.slice(item.exprs[0]->span));
-            a.message = item.message;
-            a.detail = "at " + point_text(domains, index);
-            o.failed.push_back(std::move(a));
-          }
+          if (!v.b) o.failed.push_back(failed_assert(item, domains, index));
           break;
         }
         case BK::maximize:
@@ -602,16 +606,7 @@ class SweepRunner {
       if (prog.read(f, run) == 0) o.feasible = false;
     for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
     for (const auto& [cond, item] : prog.asserts())
-      if (prog.read(cond, run) == 0) {
-        const BodyItem& bi = s_.body[item];
-        AssertOutcome a;
-        a.ok = false;
-        a.span = bi.exprs[0]->span;
-        a.text = std::string(p_.sources.slice(bi.exprs[0]->span));
-        a.message = bi.message;
-        a.detail = "at " + point_text(domains, index);
-        o.failed.push_back(std::move(a));
-      }
+      if (prog.read(cond, run) == 0) o.failed.push_back(failed_assert(s_.body[item], domains, index));
     // The previous point of this worker usually took the same branches.
     const std::vector<DepSet>* deps = nullptr;
     if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
