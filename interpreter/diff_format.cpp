@@ -212,15 +212,6 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
   }
 }
 
-std::string json_value(const Value& v, const Display& d) {
-  switch (v.k) {
-    case Value::K::num: return json_number(in_unit(v.n, d));
-    case Value::K::boolean: return v.b ? "true" : "false";
-    case Value::K::str: return json_string(v.str());
-    default: return "null";
-  }
-}
-
 std::string json_opt(const std::optional<double>& x) { return x ? format_json(*x) : "null"; }
 
 std::string json_view(const std::optional<AssumptionView>& v, bool with_kind = false) {
@@ -237,7 +228,7 @@ std::string json_row(const TableDiff& t, std::size_t row) {
   std::string s = "{";
   for (std::size_t k = 0; k < names.size() && k < t.row_keys[row].size(); ++k)
     s += (k ? ", " : "") + json_string(names[k]) + ": " +
-         json_value(t.row_keys[row][k], k < displays.size() ? displays[k] : Display{});
+         json_cell(t.row_keys[row][k], k < displays.size() ? displays[k] : Display{});
   return s + "}";
 }
 
@@ -250,8 +241,8 @@ std::string json_value_diff(const ValueDiff& v) {
   std::string s = "\"status\": " + json_string(status) + ", \"unit\": " + json_string(ud.unit);
   if (v.status == DiffStatus::changed && v.right_display.unit != ud.unit)
     s += ", \"right_unit\": " + json_string(v.right_display.unit);
-  s += ", \"left\": " + (v.status == DiffStatus::added ? std::string("null") : json_value(v.left, v.left_display));
-  s += ", \"right\": " + (v.status == DiffStatus::removed ? std::string("null") : json_value(v.right, v.right_display));
+  s += ", \"left\": " + (v.status == DiffStatus::added ? std::string("null") : json_cell(v.left, v.left_display));
+  s += ", \"right\": " + (v.status == DiffStatus::removed ? std::string("null") : json_cell(v.right, v.right_display));
   s += ", \"change\": " + json_opt(v.change) + ", \"relative_pct\": " + json_opt(v.relative_pct);
   s += ", \"below_resolution\": " + std::string(v.below_resolution ? "true" : "false") + ", \"because\": [";
   for (std::size_t i = 0; i < v.because.size(); ++i)

@@ -91,6 +91,15 @@ std::string json_string(const std::string& s) {
 
 std::string json_number(const Num& n) { return format_json(n.d); }
 
+std::string json_cell(const Value& v, const Display& d) {
+  switch (v.k) {
+    case Value::K::num: return json_number(in_unit(v.n, d));
+    case Value::K::boolean: return v.b ? "true" : "false";
+    case Value::K::str: return json_string(v.str());
+    default: return "null";
+  }
+}
+
 std::string header_text(const Column& c) {
   return c.display.unit.empty() ? c.name : c.name + " [" + c.display.unit + "]";
 }
@@ -262,15 +271,6 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
            ", \"via\": " + json_string(a.via) + "}";
   }
   return out + "]";
-}
-
-std::string json_cell(const Value& v, const Display& d) {
-  switch (v.k) {
-    case Value::K::num: return json_number(in_unit(v.n, d));
-    case Value::K::boolean: return v.b ? "true" : "false";
-    case Value::K::str: return json_string(v.str());
-    default: return "null";
-  }
 }
 
 // Tables stream (a sweep may have a million rows), so they come first in the document and

@@ -57,6 +57,8 @@ class Writer {
 
 [[nodiscard]] std::string json_string(const std::string& s);
 [[nodiscard]] std::string json_number(const Num& n);
+// A cell or result value as JSON: a number in the display unit, a bool, a string (else null).
+[[nodiscard]] std::string json_cell(const Value& v, const Display& d);
 // Column header with its unit: "step_ms [ms]".
 [[nodiscard]] std::string header_text(const Column& c);
 // A value with its unit: "67.0 h", "92.4%".

@@ -252,6 +252,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   if (prev) out.changes = choice_changes(p, *prev, *cfg_, before.main);
 
   std::vector<Stmt*> stmts(p.main_stmts.begin() + static_cast<std::ptrdiff_t>(before.main), p.main_stmts.end());
+  const Stmt* defining = nullptr;  // the definition being evaluated (run_statements places its own errors)
   try {
     // Values of the input's definitions, evaluated now: a runtime error (1/0) fails the input
     // here rather than at some later use.
@@ -259,6 +260,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
     std::optional<Evaluator> evaluator;
     auto eval = [&]() -> Evaluator& { return evaluator ? *evaluator : evaluator.emplace(p, *cfg_, true); };
     for (Stmt* s : stmts) {
+      defining = s;
       if (s->kind == SK::let && !s->has_params) {
         for (std::size_t g = before.globals; g < p.globals.size(); ++g)
           if (p.globals[g].stmt == s)
@@ -282,10 +284,11 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
         out.defined.push_back({label, is_literal(*s->value), v, t, written_display(ck, *s->value), s->span});
       }
     }
+    defining = nullptr;
     out.run = run_statements(p, ck, *cfg_, opt_, stmts);
   } catch (DiagnosticError& e) {
-    // Ctrl-C while a definition was evaluated: said at the input, not wherever it landed.
-    if (e.diag.kind == ErrorKind::interrupted && !stmts.empty()) e.diag = interrupted_diagnostic(stmts.front()->span);
+    // Ctrl-C while a definition was evaluated: said at that definition, not wherever it landed.
+    if (e.diag.kind == ErrorKind::interrupted && defining) e.diag = interrupted_diagnostic(defining->span);
     p.diags.add(std::move(e.diag));
     return fail(std::move(out), snap);
   }

@@ -474,17 +474,14 @@ class SweepRunner {
 
   std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
     std::vector<std::size_t> pick;
-    return key_of(domains, index, pick);
-  }
-
-  // Cartesian product, first binding outermost (itertools.product order); `pick` receives the
-  // element chosen from each binding's domain.
-  std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
-                            std::vector<std::size_t>& pick) const {
     std::vector<Value> key;
     key_of(domains, index, pick, key);
     return key;
   }
+
+  // Cartesian product, first binding outermost (itertools.product order): `key` receives the
+  // point's values (assigned in place, keeping its storage), `pick` the element chosen from
+  // each binding's domain.
   void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
               std::vector<std::size_t>& pick, std::vector<Value>& key) const {
     pick.resize(domains.size());
@@ -494,7 +491,7 @@ class SweepRunner {
     }
     std::size_t width = 0;
     for (std::size_t b = 0; b < domains.size(); ++b) width += domains[b][pick[b]].size();
-    key.resize(width);  // assigned in place: a point's key keeps its storage
+    key.resize(width);
     std::size_t k = 0;
     for (std::size_t b = 0; b < domains.size(); ++b)
       for (const auto& v : domains[b][pick[b]]) key[k++] = v;
