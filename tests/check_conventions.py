@@ -52,6 +52,13 @@ M_G = P70 * BPP / 8
 W8 = P8 * BPP
 T_MEM8, T_CMP8 = W8 * (1 + 6.4) / HBM_BW, O8 * 64 / (PEAK * ETA)
 EP_MSG = 8 * S * D8 * BPP
+# train() views: tensor traffic of one pipeline stage (40 of 80 layers), one microbatch of 32;
+# EP all-to-alls of 32 MoE layers x 4, top-2 copies of 8 sequences, inside one node (NVLink).
+TP_STAGE = 4 * (L70 / 2) * ring(32 * S * D70 * BPP, 8, NVL_BW, NVL_A)
+EP_LAYER = 32 * 4 * (0.5 * 2 * EP_MSG / NVL_BW + NVL_A)
+# a 2-layer transformer (h 64, 4 heads, vocabulary 100): 2 x 12 h^2 + V h weights per token, 4 L a d_h
+# attention FLOPs per context token; causal context (1024 + 1)/2, full 1024
+MM2, ATT2 = 2 * 12 * 64 ** 2 + 100 * 64, 4 * 2 * 4 * 16
 
 # Operations (reliability, checkpoints, sustainability, economics): 512 GPUs of DGX H100 for a
 # 30-day job, Llama3_70B Adam checkpoint written at 7 GB/s.
@@ -62,6 +69,21 @@ T_WRITE = 70.6e9 * 14 / 7e9        # 141.2 s
 C0, R0 = 60.0, 300.0               # ReliabilityModel defaults
 TAU0 = (2 * C0 * M512) ** 0.5      # Young at C = 60 s (preset mlsysim: checkpoint_cost fixed, young)
 FAILS = J / M512
+
+
+# train() through distributed() (compute_sharding = sharded): model FLOPs of one GPU's step, from the
+# shape as transformer() derives it: Llama3_70B's registry shape (80 layers, h 8192, 64 heads, 8 KV
+# heads, head_dim 128, ffn 28672, SwiGLU, vocabulary 128256), causal attention over (2048 + 1)/2.
+def matmul_params(layers, h, heads, kv, dh, ffn, vocab, mats):
+    return layers * (2 * h * heads * dh + 2 * h * kv * dh + mats * h * ffn) + vocab * h
+
+
+SHARDED_TFLOP = 3 * (2 * matmul_params(80, 8192, 64, 8, 128, 28672, 128256, 3) + 4 * 80 * 64 * 128 * (S + 1) / 2) * 64 * S / 32 / 1e12
+
+# Llama 3 405B's interruptions (Table 5) as rates: GPU 268 and network 35 per GPU, NIC 7 per NIC
+# (8 per node), host 14 and software 95 per server, over 54 days of 16,384 GPUs in 2048 servers.
+_W = 54 * 24.0
+MEASURED_NODE_H = 1 / (8 * 268 / (_W * 16384) + 8 * 7 / (_W * 16384) + 8 * 35 / (_W * 16384) + 14 / (_W * 2048) + 95 / (_W * 2048))
 
 
 def daly(c, m):
@@ -76,15 +98,20 @@ def crf(r, n):
 # convention -> (probe file, result name, {choice: expected value in the shown unit, or ERROR})
 CASES = {
     "batch": ("compute_probe.mls", "local_batch", {"global": 16, "local": 8}),
-    "compute_sharding": ("compute_probe.mls", "node_tflop", {"full_model": 3 * O70 * 16 / 1e12, "sharded": 3 * O70 * 16 / 8 / 1e12}),
-    "tp_collectives": ("compute_probe.mls", "tp_comm_ms", {"one_ring_2x": TP1 * ms, "four_rings": TP4 * ms}),
+    "compute_sharding": ("compute_probe.mls", "node_tflop", {"full_model": 3 * O70 * 16 / 1e12, "sharded": SHARDED_TFLOP}),
+    "tp_collectives": ("compute_probe.mls", "tp2_comm_ms", {
+        "one_ring_2x": L70 * ring(2 * 32 * S * D70 * BPP, 8, NVL_BW, NVL_A) * ms,
+        "four_rings": 4 * L70 * ring(32 * S * D70 * BPP, 8, NVL_BW, NVL_A) * ms,
+        "per_stage": TP_STAGE * ms}),
+    "attention_count": ("compute_probe.mls", "attn_model_flops", {"causal": 3 * (2 * MM2 + ATT2 * 1025 / 2), "full": 3 * (2 * MM2 + ATT2 * 1024)}),
     "throughput_count": ("compute_probe.mls", "throughput", {"all_ranks": 32 * 16 / t_step_p1(TP1), "global_batch": 4 * 16 / t_step_p1(TP1)}),
     "pipeline_schedule": ("compute_probe.mls", "bubble_ms", {"naive": 0.5 * t_node_70(64) * ms, "one_f_one_b": 1.0 * t_node_70(64) * ms}),
     "intra_node_bw": ("compute_probe.mls", "dp_comm_ms", {"per_direction": ring(M_G, 4, NVL_BW, NVL_A) * ms, "bidirectional": ring(M_G, 4, 2 * NVL_BW, NVL_A) * ms}),
     "dp_placement": ("compute_probe.mls", "dp_comm_ms", {"fill_nodes": ring(M_G, 4, NVL_BW, NVL_A) * ms, "topology": ring(M_G, 4, IB_BW, IB_A) * ms}),
     "dp_node_count": ("compute_probe.mls", "dp12_comm_ms", {"ceil": hier(M_G, 2, 8) * ms, "floor": hier(M_G, 1, 8) * ms}),
     "hierarchical_broadcast": ("compute_probe.mls", "dp1024_comm_ms", {"none": hier(M_G, 16, 8) * ms, "extra_ring": hier(M_G, 16, 8, broadcast=True) * ms}),
-    "ep_volume": ("compute_probe.mls", "ep_comm_ms", {"routed": (0.5 * 2 * EP_MSG / IB_BW + IB_A) * ms, "plain": (0.5 * EP_MSG / IB_BW + IB_A) * ms}),
+    "ep_volume": ("compute_probe.mls", "ep_comm_ms", {"routed": (0.5 * 2 * EP_MSG / IB_BW + IB_A) * ms, "plain": (0.5 * EP_MSG / IB_BW + IB_A) * ms,
+                                                      "per_layer": EP_LAYER * ms}),
     "llm_sample": ("compute_probe.mls", "node_tflop", {"token": 3 * O70 * 16 / 1e12, "sequence": 3 * O70 * S * 16 / 1e12}),
     "roofline_combine": ("compute_probe.mls", "infer_ms", {"max": (max(T_MEM8, T_CMP8) + DISPATCH + L8 * TAX) * ms, "sum": (T_MEM8 + T_CMP8 + DISPATCH + L8 * TAX) * ms}),
     "activation_memory": ("compute_probe.mls", "act_gb", {
@@ -95,7 +122,7 @@ CASES = {
     "precision_fallback": ("error_probe_fp8.mls", "a100_fp8_tflops", {"dense_peak": 312, "error": ERROR}),
     "parallel_divisibility": ("error_probe_tp3.mls", "dp", {"floor": 2, "strict": ERROR}),
     "unknown_precision": ("error_probe_fp12.mls", "fp12_bytes", {"two_bytes": 2, "error": ERROR}),
-    "mtbf_model": ("ops_probe.mls", "mtbf_h", {"node_series": 30000 / 7 / 64, "gpu_only": 50000 / 512}),
+    "mtbf_model": ("ops_probe.mls", "mtbf_h", {"node_series": 30000 / 7 / 64, "gpu_only": 50000 / 512, "measured": MEASURED_NODE_H / 64}),
     "checkpoint_interval": ("ops_probe.mls", "interval_h", {"young": (2 * T_WRITE * M512) ** 0.5 / H, "daly": daly(T_WRITE, M512) / H}),
     "checkpoint_cost": ("ops_probe.mls", "checkpoint_cost_s", {"fixed": C0, "derived": T_WRITE}),
     "reliability_ledger": ("ops_probe.mls", "lost_h", {

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-SCENARIO = """sweep v over c in validation_training {
+SCENARIO = """sweep v over c in validation_cases {
   show id = c.id, held_out = c.held_out, measured = c.measured, predicted = c.predicted
 }
 """
