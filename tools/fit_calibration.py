@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 SCENARIO = """sweep v over c in validation_cases {
+  where c.family == "training"
   show id = c.id, held_out = c.held_out, measured = c.measured, predicted = c.predicted
 }
 """
