@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/runtime/interrupt.hpp"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "format.hpp"
-#include "interpreter/runtime/run.hpp"
 #include "interpreter/semantics/config.hpp"
+#include "run_result.hpp"
 
 namespace mls {
 

@@ -5,37 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace mls {
-
-bool AssumptionView::operator<(const AssumptionView& o) const {
-  static const std::map<std::string, int> order = {
-      {"convention", 0}, {"set", 1}, {"registry", 2}, {"default", 3}, {"approx", 4}};
-  auto rank = [&](const std::string& k) {
-    auto it = order.find(k);
-    return it == order.end() ? 9 : it->second;
-  };
-  const int ra = rank(kind), rb = rank(o.kind);
-  return std::tie(ra, name, at, value, via) < std::tie(rb, o.name, o.at, o.value, o.via);
-}
-
-bool AssumptionView::operator==(const AssumptionView& o) const {
-  return kind == o.kind && name == o.name && value == o.value && at == o.at && via == o.via;
-}
-
-std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d) {
-  std::vector<AssumptionView> out;
-  for (AtomId a : p.deps.atoms(d)) {
-    if (!p.deps.is_assumption(a)) continue;
-    const Assumption& as = p.deps.assumption(a);
-    out.push_back({kind_name(as.kind), as.name, as.value, assumption_place(p.sources, as), as.via});
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 // ---- Writer ---------------------------------------------------------------------------------
 

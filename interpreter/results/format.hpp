@@ -7,20 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/runtime/run.hpp"
+#include "run_result.hpp"
 
 namespace mls {
 
 inline constexpr const char* kVersion = "0.1.0";
-
-struct AssumptionView {
-  std::string kind, name, value, at, via;
-  bool operator<(const AssumptionView& o) const;
-  bool operator==(const AssumptionView& o) const;
-};
-
-// The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated.
-[[nodiscard]] std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d);
 
 // Where formatted text goes: a string, or a FILE* flushed in blocks. Output beyond
 // `limit` bytes is an error (limit.output), so a runaway sweep cannot fill the disk.

@@ -10,6 +10,7 @@
 #include "interpreter/semantics/natives.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
+#include "native_eval.hpp"
 
 namespace mls {
 
@@ -401,7 +402,7 @@ Value Evaluator::call(const Expr& e, Value* slots, int depth) {
   for (const auto& a : e.args) args.push_back(eval(*a.value, slots, depth));
   const NativeImpl& impl = native_table()[static_cast<std::size_t>(p_.natives[e.ref.index].impl)];
   NativeEval ne{*this, e, args, 0};
-  Value v = impl.eval(ne);
+  Value v = native_eval(impl.id)(ne);
   if (impl.branchy && e.site) v = with_deps(std::move(v), p_.deps.single(p_.deps.branch_atom(e.site, ne.take)), e.span);
   return v;
 }

@@ -11,6 +11,7 @@
 
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/natives.hpp"
+#include "native_eval.hpp"
 
 namespace mls::fast {
 

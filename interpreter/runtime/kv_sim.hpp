@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "interpreter/semantics/natives.hpp"
+#include "native_eval.hpp"
 
 namespace mls::kvsim {
 
@@ -46,8 +46,7 @@ struct Result {
 [[nodiscard]] std::optional<std::string> validate(const Config& c);
 [[nodiscard]] Result simulate(const Config& c);
 
-// The native's type rule and evaluation (registered in natives.cpp's table).
-[[nodiscard]] TypeP type_rule(NativeCheck& c);
+// The native's evaluation (native_eval.cpp's table; its type rule: semantics/kv_sim_type.hpp).
 [[nodiscard]] Value evaluate(NativeEval& n);
 
 }  // namespace mls::kvsim

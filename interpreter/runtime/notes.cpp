@@ -3,12 +3,12 @@
 // a branch flips between rows, and where a column moves inside one regime while it is pinned in
 // another (the E2 trap: local batch 64 -> 16 -> 8 while max(64, gpus) takes 64). Rows arrive one
 // at a time and only bounded summaries are kept, so a million-row sweep costs no extra memory.
+#include "notes.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
-
-#include "run.hpp"
 
 namespace mls {
 

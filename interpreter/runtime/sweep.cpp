@@ -19,6 +19,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
+#include "notes.hpp"
 
 namespace mls {
 namespace {

@@ -1,20 +1,50 @@
 // natives.hpp — the one table of native (C++) functions. The prelude declares each by signature
-// (`native sqrt(x) "..."`); this table gives its type rule and its evaluation.
+// (`native sqrt(x) "..."`); this table gives its type rule, and its id names its evaluation
+// (runtime/native_eval.cpp) and its compiled form (runtime/fastpath.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "grammar/diagnostic.hpp"
 #include "types.hpp"
-#include "value.hpp"
 
 namespace mls {
 
 class Program;
-class Evaluator;
+
+// Every native, in table order. The evaluator and the fast path switch on it, so a new native
+// without an evaluation fails to compile (a static_assert in native_eval.cpp), and one the fast
+// path has not decided about fails -Wswitch there.
+enum class NativeId : std::uint8_t {
+  max,
+  min,
+  clamp,
+  abs,
+  floor,
+  ceil,
+  round,
+  sqrt,
+  exp,
+  ln,
+  log2,
+  log10,
+  pow,
+  len,
+  sum,
+  at,
+  field_or,
+  has_field,
+  error,
+  erlang_c,
+  kv_alloc_sim,  // keep last (kNativeCount)
+};
+inline constexpr std::size_t kNativeCount = static_cast<std::size_t>(NativeId::kv_alloc_sim) + 1;
 
 // What a type rule sees: argument types and spans; it reports errors itself.
 struct NativeCheck {
@@ -29,33 +59,19 @@ struct NativeCheck {
   [[nodiscard]] std::optional<Num> literal(std::size_t arg) const;
 };
 
-// What an evaluation sees. `take` is the arm index for branchy natives (max/min).
-struct NativeEval {
-  Evaluator& ev;
-  const Expr& call;
-  std::vector<Value>& args;
-  std::size_t take = 0;
-};
-
 using TypeRule = TypeP (*)(NativeCheck&);
-using EvalRule = Value (*)(NativeEval&);
 
 struct NativeImpl {
+  NativeId id;  // == the row's index (checked at compile time)
   const char* name;
   std::size_t arity;
   bool branchy;       // the result comes from one argument: a branch site (regime notes)
   bool approximates;  // may leave exact arithmetic (sqrt, exp, ...)
   TypeRule type;
-  EvalRule eval;
   const char* doc;
 };
 
-[[nodiscard]] const std::vector<NativeImpl>& native_table();
-
-// The M/M/c probability of waiting behind the native erlang_c (shared with the fast path).
-// Domain: 1 <= c <= kErlangMaxServers, 0 <= a < c; callers check it.
-inline constexpr std::int64_t kErlangMaxServers = 1'000'000;
-[[nodiscard]] double erlang_c_probability(std::int64_t c, double a);
+[[nodiscard]] std::span<const NativeImpl> native_table();
 [[nodiscard]] int find_native(std::string_view name);
 [[nodiscard]] std::size_t native_arity(int impl);
 [[nodiscard]] bool native_branchy(int impl);

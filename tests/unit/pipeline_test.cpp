@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "cli/atomic_file.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interpreter/tooling/driver.hpp"
 
