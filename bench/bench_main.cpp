@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "bench/e2_native.hpp"
-#include "interpreter/driver.hpp"
-#include "interpreter/format.hpp"
+#include "e2_native.hpp"
+#include "interpreter/results/format.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 namespace {
 

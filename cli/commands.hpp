@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "../interpreter/driver.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 namespace mls {
 

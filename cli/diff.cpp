@@ -1,12 +1,12 @@
 // diff.cpp — `mls diff`: evaluate a scenario twice (other choices, other presets, or another
-// file), each side a full Session, and print what moved and why (interpreter/diff.hpp).
-#include "../interpreter/diff.hpp"
+// file), each side a full Session, and print what moved and why (interpreter/results/diff.hpp).
+#include "interpreter/results/diff.hpp"
 
 #include <cstdio>
 #include <memory>
 
-#include "../interpreter/format.hpp"
 #include "commands.hpp"
+#include "interpreter/results/format.hpp"
 
 namespace mls {
 

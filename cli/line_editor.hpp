@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "../interpreter/completion.hpp"
+#include "interpreter/tooling/completion.hpp"
 
 namespace mls {
 

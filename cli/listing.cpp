@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "../interpreter/resolve.hpp"
-#include "../interpreter/symbols.hpp"
 #include "commands.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/resolve.hpp"
 
 namespace mls {
 

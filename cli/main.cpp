@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "../interpreter/driver.hpp"
-#include "../interpreter/format.hpp"
-#include "../interpreter/interrupt.hpp"
+#include "atomic_file.hpp"
 #include "commands.hpp"
+#include "interpreter/results/format.hpp"
+#include "interpreter/runtime/interrupt.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 namespace mls {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "../interpreter/format.hpp"
-#include "../interpreter/interrupt.hpp"
-#include "../interpreter/symbols.hpp"
 #include "commands.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/results/format.hpp"
+#include "interpreter/runtime/interrupt.hpp"
 #include "line_editor.hpp"
 
 namespace mls {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../interpreter/session.hpp"
+#include "interpreter/tooling/session.hpp"
 
 namespace mls {
 

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "../interpreter/diff.hpp"
-#include "../interpreter/explain.hpp"
-#include "../interpreter/symbols.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/results/diff.hpp"
+#include "interpreter/tooling/explain.hpp"
 #include "repl.hpp"
 
 namespace mls {

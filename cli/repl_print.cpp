@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "../interpreter/format.hpp"
-#include "../interpreter/symbols.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/results/format.hpp"
 #include "repl.hpp"
 
 namespace mls {

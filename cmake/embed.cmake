@@ -1,7 +1,7 @@
 # embed.cmake — turns stdlib/*.mls into a C++ source defining mls::kStdlib (run at build time).
 # Inputs: SOURCE_DIR (the repository), OUTPUT (the .cpp to write), FILES (;-list, relative paths).
 string(REPLACE "," ";" FILES "${FILES}")
-set(body "// Generated from stdlib/*.mls by cmake/embed.cmake. Do not edit.\n#include \"interpreter/stdlib_embed.hpp\"\n\nnamespace mls {\n")
+set(body "// Generated from stdlib/*.mls by cmake/embed.cmake. Do not edit.\n#include \"interpreter/semantics/stdlib_embed.hpp\"\n\nnamespace mls {\n")
 set(table "")
 set(index 0)
 foreach(rel IN LISTS FILES)

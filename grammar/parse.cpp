@@ -6,8 +6,8 @@
 #include <tao/pegtl/contrib/parse_tree.hpp>
 #include <unordered_map>
 
-#include "../interpreter/symbols.hpp"
 #include "grammar.hpp"
+#include "symbols.hpp"
 
 namespace mls {
 namespace pt = tao::pegtl::parse_tree;

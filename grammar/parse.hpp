@@ -1,8 +1,8 @@
 // parse.hpp — source text to AST. The PEGTL grammar lives behind this header (parse.cpp).
 #pragma once
 
-#include "../interpreter/ast.hpp"
-#include "../interpreter/diagnostic.hpp"
+#include "ast.hpp"
+#include "diagnostic.hpp"
 
 namespace mls {
 

@@ -9,7 +9,7 @@ A case fails when a value is off by more than 1e-9 relative, when two choices ag
 would not exercise the convention) or when the result does not list the convention.
 
 static_batch = simulated is checked against kv_sim(), a Python re-implementation of the
-allocation simulation (interpreter/kv_sim.cpp), written from its specification in
+allocation simulation (interpreter/runtime/kv_sim.cpp), written from its specification in
 stdlib/kv_cache.mls: same generator, same lengths, same allocators; a second implementation
 that must agree with the first to the last request.
 

@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "interpreter/driver.hpp"
-#include "interpreter/format.hpp"
-#include "interpreter/stack.hpp"
+#include "interpreter/results/format.hpp"
+#include "interpreter/semantics/stack.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 namespace {
 

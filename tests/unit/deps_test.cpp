@@ -1,5 +1,5 @@
 // deps_test.cpp — provenance: interned dependency sets and their union.
-#include "interpreter/deps.hpp"
+#include "interpreter/semantics/deps.hpp"
 
 #include <doctest/doctest.h>
 

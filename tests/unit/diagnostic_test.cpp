@@ -1,6 +1,6 @@
 // diagnostic_test.cpp — rendering diagnostics: carets under UTF-8 and tabs, long lines, notes,
 // the cap and de-duplication of the list, and did-you-mean.
-#include "interpreter/diagnostic.hpp"
+#include "grammar/diagnostic.hpp"
 
 #include <doctest/doctest.h>
 

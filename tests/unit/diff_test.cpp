@@ -1,15 +1,15 @@
 // diff_test.cpp — `mls diff` internals: which assumptions differ, the attribution of each changed
 // value, matching of results and table rows, and how numbers compare at full precision.
-#include "interpreter/diff.hpp"
+#include "interpreter/results/diff.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <memory>
 
-#include "interpreter/driver.hpp"
-#include "interpreter/explain.hpp"
-#include "interpreter/symbols.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/tooling/driver.hpp"
+#include "interpreter/tooling/explain.hpp"
 
 using namespace mls;
 

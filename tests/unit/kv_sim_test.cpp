@@ -1,6 +1,6 @@
-// kv_sim_test.cpp — invariants of the KV allocation simulation (interpreter/kv_sim.cpp): memory
+// kv_sim_test.cpp — invariants of the KV allocation simulation (interpreter/runtime/kv_sim.cpp): memory
 // accounting adds up, runs are reproducible, and the allocator, page size and admission matter.
-#include "interpreter/kv_sim.hpp"
+#include "interpreter/runtime/kv_sim.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // number_test.cpp — exact decimal literals, rounding and formatting of mls numbers.
-#include "interpreter/number.hpp"
+#include "grammar/number.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,8 +9,9 @@
 #include <map>
 #include <stdexcept>
 
-#include "interpreter/driver.hpp"
-#include "interpreter/stack.hpp"
+#include "cli/atomic_file.hpp"
+#include "interpreter/semantics/stack.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 

@@ -1,13 +1,13 @@
 // session_test.cpp — the REPL session: inputs are transactions (a failed one leaves every table
 // as it was), redefinition rules, `ans`, choices, probes, and Tab completion candidates.
-#include "interpreter/session.hpp"
+#include "interpreter/tooling/session.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "interpreter/completion.hpp"
-#include "interpreter/symbols.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/tooling/completion.hpp"
 
 using namespace mls;
 

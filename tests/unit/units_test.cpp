@@ -1,5 +1,5 @@
 // units_test.cpp — dimension algebra, unit lookup with prefixes (case-sensitive) and display units.
-#include "interpreter/units.hpp"
+#include "interpreter/semantics/units.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,0 +1,118 @@
+// diff.hpp — comparing two runs (two convention choices, two presets, two files): which shown
+// values and table cells moved, by how much, and which differing assumptions explain each move.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format.hpp"
+#include "interpreter/semantics/config.hpp"
+#include "run_result.hpp"
+
+namespace mls {
+
+// One side of a diff. Each side normally has its own Program (a full Session); the REPL may
+// pass two configs of one Program, and then `cfg` pins which conventions and overrides are its.
+struct DiffSide {
+  Program* prog = nullptr;
+  const Config* cfg = nullptr;
+  const RunResult* run = nullptr;
+  std::string file;   // the scenario as named on the command line
+  std::string label;  // how this side was asked for: "rel.mls --use mtbf_model=gpu_only"
+};
+
+// An assumption's identity is its kind and name; two sides disagree on it when its value or who
+// set it differs, or when only one side has it. Where it was written (`at`) is not compared:
+// two files put the same parameter on different lines.
+using AssumptionKey = std::pair<std::string, std::string>;  // (kind, name)
+using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
+
+// The value each assumption has on one side. Assumptions the outputs depend on (`used`) take
+// precedence; the rest of the program's assumptions fill in, later ones (higher precedence:
+// a scenario `set` after a preset's) winning.
+[[nodiscard]] AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const std::vector<DepSet>& used);
+[[nodiscard]] bool assumption_differs(const AssumptionView* left, const AssumptionView* right);
+
+// Attribution of one changed value: the assumptions that differ between the sides and that the
+// value depends on (left dependencies on the left program, right ones on the right), in the
+// order assumptions are printed under a result.
+[[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap,
+                                                   const Program& lp, DepSet ldeps, const Program& rp, DepSet rdeps);
+
+struct AssumptionChange {
+  AssumptionKey key;
+  std::optional<AssumptionView> left, right;  // nullopt: absent on that side
+  // Where one side lacks it, the same name there as another kind, if any: `--set local_batch=8`
+  // creates `set local_batch` where the left side has the stdlib's `default local_batch`.
+  std::optional<AssumptionView> left_other_kind, right_other_kind;
+  // Both sides have the same value (as this kind or another): only who set it differs.
+  [[nodiscard]] bool same_value() const;
+};
+
+// Every assumption the two sides disagree on, in the order assumptions are printed.
+[[nodiscard]] std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, const AssumptionMap& rmap);
+
+enum class DiffStatus { changed, added, removed };  // added: only on the right
+
+// A shown value or a table cell that differs. Numbers are compared at full precision and shown
+// in the left side's display unit and resolution; when the two texts would coincide at that
+// resolution, more digits are shown (`below_resolution`).
+struct ValueDiff {
+  DiffStatus status = DiffStatus::changed;
+  std::string name;     // result label, or column name for a cell
+  std::size_t row = 0;  // cells: index into TableDiff::row_keys
+  Value left, right;    // the absent side of an added/removed value is unset
+  Display left_display, right_display;
+  bool comparable = false;        // numbers of one dimension: change and relative change exist
+  bool below_resolution = false;  // the values differ only beyond the shown resolution
+  std::string left_text, right_text, change_text, relative_text;
+  std::optional<double> change, relative_pct;  // in the display unit; relative to |left|
+  std::vector<AssumptionKey> because;
+};
+
+struct TableDiff {
+  std::string name;
+  std::optional<DiffStatus> only;  // set when the table exists on one side only
+  std::size_t left_rows = 0, right_rows = 0;
+  std::vector<std::string> key_names, right_key_names;  // differ when keys_differ
+  std::vector<Display> key_displays, right_key_displays;
+  std::vector<std::vector<Value>> row_keys;  // rows referred to by cells, added and removed
+  std::vector<bool> row_is_right;            // per row_keys entry: named by the right's keys
+  std::vector<std::string> columns_added, columns_removed;
+  std::vector<std::size_t> rows_added, rows_removed;  // indices into row_keys
+  std::vector<ValueDiff> cells;                       // changed cells, row-major in left order
+  std::size_t rows_compared = 0, cells_unchanged = 0;
+  bool keys_differ = false;  // the sweeps range over different variables: rows cannot match
+  bool search = false;       // a search: its rows are the best points, so rows may come and go
+  [[nodiscard]] bool differs() const;
+  [[nodiscard]] std::string row_text(std::size_t row) const;  // "gpus=512"
+};
+
+struct DiffReport {
+  std::string left_file, right_file, left_label, right_label;
+  std::string left_preset, right_preset, left_preset_via, right_preset_via;
+  std::vector<AssumptionChange> assumptions;  // every assumption the sides disagree on
+  std::vector<ValueDiff> results;             // changed, removed (left order) and added values
+  std::size_t results_unchanged = 0;
+  std::vector<TableDiff> tables;  // left order, then tables only on the right
+  [[nodiscard]] bool differs() const;
+  [[nodiscard]] std::size_t cells_unchanged() const;
+  [[nodiscard]] const AssumptionChange* change_of(const AssumptionKey& k) const;
+};
+
+[[nodiscard]] DiffReport diff_runs(const DiffSide& left, const DiffSide& right);
+
+// Compares one value on both sides (shared by results, cells and the REPL's `:diff EXPR`);
+// nullopt when equal. Attribution is left to the caller.
+[[nodiscard]] std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const Display& ld,
+                                                      const Value& r, const TypeP& rt, const Display& rd);
+[[nodiscard]] bool same_value(const Value& a, const Value& b);
+
+// Renderings (diff_format.cpp); the JSON schema is documented in docs/diff.md.
+[[nodiscard]] std::string format_diff_text(const DiffReport& d);
+[[nodiscard]] std::string format_diff_json(const DiffReport& d);
+
+}  // namespace mls

@@ -1,0 +1,457 @@
+// format.cpp — text, JSON, CSV and Markdown formatters. Text is for people (aligned columns,
+// assumptions under each number, notes under each table); JSON is the stable contract.
+#include "format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace mls {
+
+// ---- Writer ---------------------------------------------------------------------------------
+
+// Unflushed output is dropped: a run that fails keeps its partial text off the terminal (up to
+// one 64 KiB block), and callers flush explicitly on success.
+Writer::~Writer() = default;
+
+void Writer::put(std::string_view s) {
+  written_ += s.size();
+  if (written_ > limit_) {
+    Diagnostic d;
+    d.kind = ErrorKind::limit_output;
+    d.message = "the output exceeds " + std::to_string(limit_) + " bytes";
+    d.help.push_back("raise the cap with --max-output BYTES, or narrow the sweep");
+    throw DiagnosticError{d};
+  }
+  if (into_) {
+    into_->append(s);
+    return;
+  }
+  buf_.append(s);
+  if (buf_.size() >= (1u << 16)) flush();
+}
+
+void Writer::flush() {
+  if (!file_ || buf_.empty()) return;
+  std::fwrite(buf_.data(), 1, buf_.size(), file_);
+  buf_.clear();
+  std::fflush(file_);
+}
+
+// ---- shared helpers ---------------------------------------------------------------------------
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(const Num& n) { return format_json(n.d); }
+
+std::string json_cell(const Value& v, const Display& d) {
+  switch (v.k) {
+    case Value::K::num: return json_number(in_unit(v.n, d));
+    case Value::K::boolean: return v.b ? "true" : "false";
+    case Value::K::str: return json_string(v.str());
+    default: return "null";
+  }
+}
+
+std::string header_text(const Column& c) {
+  return c.display.unit.empty() ? c.name : c.name + " [" + c.display.unit + "]";
+}
+
+std::string value_with_unit(const Value& v, const Display& d) {
+  std::string s = format_value(v, d);
+  if (v.k == Value::K::num && !d.unit.empty()) s += (d.unit == "%" ? "" : " ") + d.unit;
+  return s;
+}
+
+std::string via_text(const AssumptionView& a) {
+  if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
+  return "(" + a.via + ")";
+}
+
+void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent) {
+  std::size_t wk = 0, wn = 0, wv = 0;
+  for (const auto& a : as) {
+    wk = std::max(wk, a.kind.size());
+    wn = std::max(wn, a.name.size());
+    wv = std::max(wv, a.value.size() + (via_text(a).empty() ? 0 : via_text(a).size() + 1));
+  }
+  for (const auto& a : as) {
+    std::string value = a.value;
+    if (!via_text(a).empty()) value += " " + via_text(a);
+    std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+}
+
+namespace {
+
+std::string table_counts(const Table& t) {
+  if (t.search)
+    return fmt::format("{}; {} point{} evaluated, {} infeasible, {} filtered; best {} shown", t.objective, t.evaluated,
+                       t.evaluated == 1 ? "" : "s", t.infeasible, t.filtered, t.row_count);
+  std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
+  if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
+  if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  return s;
+}
+
+// ---- text -----------------------------------------------------------------------------------
+
+class TextSink : public RunSink {
+ public:
+  TextSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+
+  void begin(const RunResult& h) override {
+    std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
+    s += h.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + h.preset_via + ")\n";
+    w_.put(s);
+  }
+  void result(const Shown& sh) override {
+    std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
+    assumption_block(s, assumptions_of(p_, sh.value.deps), "    ");
+    w_.put(s);
+  }
+  void table_begin(const Table& t) override {
+    w_.put("\n" + std::string(t.search ? "search " : "table ") + t.name + "\n");
+    heads_.clear();
+    width_.clear();
+    right_.assign(t.cols.size(), true);
+    pending_.clear();
+    started_ = false;
+    for (const auto& c : t.cols) {
+      heads_.push_back(header_text(c));
+      width_.push_back(heads_.back().size());
+    }
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::vector<std::string> cells;
+    for (std::size_t c = 0; c < t.cols.size(); ++c) cells.push_back(format_value(r.cells[c], t.cols[c].display));
+    if (started_) {
+      line(cells);
+      return;
+    }
+    // Column widths come from the header and the first rows; later rows keep them.
+    if (pending_.empty())
+      for (std::size_t c = 0; c < t.cols.size(); ++c)
+        if (r.cells[c].k != Value::K::num) right_[c] = false;
+    for (std::size_t c = 0; c < cells.size(); ++c) width_[c] = std::max(width_[c], cells[c].size());
+    pending_.push_back(std::move(cells));
+    if (pending_.size() >= kWidthRows) start();
+  }
+  void table_end(const Table& t) override {
+    start();
+    std::string s = "  (" + table_counts(t) + ")\n";
+    // Assumptions once per column, grouping columns that share the same list.
+    std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
+    for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
+      auto as = assumptions_of(p_, t.col_deps[c]);
+      if (as.empty()) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
+      if (it == groups.end())
+        groups.push_back({as, {t.cols[c].name}});
+      else
+        it->second.push_back(t.cols[c].name);
+    }
+    if (!groups.empty()) s += "  assumptions:\n";
+    for (const auto& [as, cols] : groups) {
+      std::string names;
+      for (const auto& c : cols) names += (names.empty() ? "" : ", ") + c;
+      s += "    " + names + ":\n";
+      assumption_block(s, as, "      ");
+    }
+    if (!t.notes.empty()) s += "  notes:\n";
+    for (const auto& n : t.notes) s += "    row " + std::to_string(n.row + 1) + " (" + n.key + "): " + n.text + "\n";
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome& a) override {
+    ++asserts_;
+    if (a.ok) return;
+    ++failed_;
+    std::string s = "\nassertion failed: " + a.text + (a.message.empty() ? "" : " — " + a.message) + "  (" +
+                    p_.sources.where_col(a.span) + ")\n";
+    if (!a.detail.empty()) s += "    " + a.detail + "\n";
+    w_.put(s);
+  }
+  void end() override {
+    if (asserts_)
+      w_.put(fmt::format("\n{} of {} assertion{} passed\n", asserts_ - failed_, asserts_, asserts_ == 1 ? "" : "s"));
+  }
+
+ private:
+  static constexpr std::size_t kWidthRows = 1000;
+
+  void start() {
+    if (started_) return;
+    started_ = true;
+    line(heads_);
+    std::vector<std::string> rule;
+    for (std::size_t w : width_) rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const auto& r : pending_) line(r);
+    pending_.clear();
+  }
+  void line(const std::vector<std::string>& v) {
+    std::string s = "  ";
+    for (std::size_t c = 0; c < v.size(); ++c) {
+      if (c) s += "  ";
+      s += right_[c] ? fmt::format("{:>{}}", v[c], width_[c]) : fmt::format("{:<{}}", v[c], width_[c]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    w_.put(s + "\n");
+  }
+
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  std::vector<std::string> heads_;
+  std::vector<std::size_t> width_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> pending_;
+  bool started_ = false;
+  std::size_t asserts_ = 0, failed_ = 0;
+};
+
+// ---- JSON -----------------------------------------------------------------------------------
+
+std::string json_assumptions(const std::vector<AssumptionView>& as) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < as.size(); ++i) {
+    const auto& a = as[i];
+    if (i) out += ", ";
+    out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) +
+           ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
+           ", \"via\": " + json_string(a.via) + "}";
+  }
+  return out + "]";
+}
+
+// Tables stream (a sweep may have a million rows), so they come first in the document and
+// the shown results — few and small — are collected and written after them. JSON objects are
+// unordered; within each array the order is the source order.
+class JsonSink : public RunSink {
+ public:
+  JsonSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+
+  void begin(const RunResult& h) override {
+    std::string s = "{\n  \"mls\": " + json_string(kVersion) + ",\n  \"file\": " + json_string(file_) +
+                    ",\n  \"preset\": " + json_string(h.preset) + ",\n  \"conventions\": {";
+    for (std::size_t i = 0; i < h.conventions.size(); ++i)
+      s += (i ? ", " : "") + json_string(h.conventions[i].first) + ": " + json_string(h.conventions[i].second);
+    s += "},\n  \"tables\": [";
+    w_.put(s);
+  }
+  void result(const Shown& sh) override {
+    results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
+                       ", \"unit\": " + json_string(sh.display.unit) +
+                       ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) + "}");
+  }
+  void table_begin(const Table& t) override {
+    std::string s =
+        std::string(tables_++ ? "," : "") + "\n    {\"name\": " + json_string(t.name) + ",\n     \"columns\": [";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? ", " : "") + "{\"name\": " + json_string(t.cols[c].name) +
+           ", \"unit\": " + json_string(t.cols[c].display.unit) + "}";
+    s += "],\n     \"rows\": [";
+    w_.put(s);
+    rows_ = 0;
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s = std::string(rows_++ ? "," : "") + "\n       [";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? ", " : "") + json_cell(r.cells[c], t.cols[c].display);
+    w_.put(s + "]");
+  }
+  void table_end(const Table& t) override {
+    std::string s = rows_ ? "\n     ],\n" : "],\n";
+    s += "     \"assumptions\": {";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += std::string(c ? "," : "") + "\n       " + json_string(t.cols[c].name) + ": " +
+           json_assumptions(assumptions_of(p_, c < t.col_deps.size() ? t.col_deps[c] : 0));
+    s += t.cols.empty() ? "},\n" : "\n     },\n";
+    s += "     \"notes\": [";
+    for (std::size_t n = 0; n < t.notes.size(); ++n)
+      s += std::string(n ? "," : "") + "\n       {\"row\": " + std::to_string(t.notes[n].row) +
+           ", \"column\": " + json_string(t.notes[n].column) + ", \"key\": " + json_string(t.notes[n].key) +
+           ", \"text\": " + json_string(t.notes[n].text) + "}";
+    s += t.notes.empty() ? "]" : "\n     ]";
+    if (t.search)
+      s += fmt::format(
+          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
+          json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
+    s += ",\n     \"engine\": " + json_string(t.engine) + "}";
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome& a) override {
+    ++asserts_;
+    if (!a.ok) ++failed_;
+  }
+  void end() override {
+    std::string s = tables_ ? "\n  ],\n" : "],\n";
+    s += "  \"results\": [";
+    for (std::size_t i = 0; i < results_.size(); ++i) s += (i ? "," : "") + results_[i];
+    s += results_.empty() ? "],\n" : "\n  ],\n";
+    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n  \"warnings\": []\n}}\n", asserts_ - failed_,
+                     failed_);
+    w_.put(s);
+  }
+
+ private:
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  std::vector<std::string> results_;
+  std::size_t tables_ = 0, rows_ = 0, asserts_ = 0, failed_ = 0;
+};
+
+// ---- CSV and Markdown -------------------------------------------------------------------------
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// CSV holds tables only (one header row with units per table, tables separated by a blank line).
+class CsvSink : public RunSink {
+ public:
+  explicit CsvSink(Writer& w) : w_(w) {}
+  void begin(const RunResult&) override {}
+  void result(const Shown&) override {}
+  void table_begin(const Table& t) override {
+    std::string s = tables_++ ? "\n" : "";
+    for (std::size_t c = 0; c < t.cols.size(); ++c) s += (c ? "," : "") + csv_quote(header_text(t.cols[c]));
+    w_.put(s + "\n");
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s;
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
+    w_.put(s + "\n");
+  }
+  void table_end(const Table&) override {}
+  void assertion(const AssertOutcome&) override {}
+  void end() override {}
+
+ private:
+  Writer& w_;
+  std::size_t tables_ = 0;
+};
+
+std::string md_escape(const std::string& v) {
+  std::string esc;
+  for (char ch : v) esc += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return esc;
+}
+
+class MdSink : public RunSink {
+ public:
+  MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+  void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
+  void result(const Shown& s) override {
+    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");
+  }
+  void table_begin(const Table& t) override {
+    std::string s = "\n## " + md_escape(t.name) + "\n\n|";
+    for (const auto& c : t.cols) s += " " + md_escape(header_text(c)) + " |";
+    w_.put(s + "\n");
+    first_ = true;
+  }
+  void table_row(const Table& t, const Row& r) override {
+    std::string s;
+    if (first_) {
+      s = "|";
+      for (const auto& v : r.cells) s += v.k == Value::K::num ? " ---: |" : " --- |";
+      s += "\n";
+      first_ = false;
+    }
+    s += "|";
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      s += " " + md_escape(format_value(r.cells[c], t.cols[c].display)) + " |";
+    w_.put(s + "\n");
+  }
+  void table_end(const Table& t) override {
+    std::string s;
+    if (first_) {
+      s = "|";
+      for (std::size_t c = 0; c < t.cols.size(); ++c) s += " --- |";
+      s += "\n";
+    }
+    s += "\n" + table_counts(t) + "\n";
+    for (const auto& n : t.notes)
+      s += "\n> row " + std::to_string(n.row + 1) + " (" + md_escape(n.key) + "): " + md_escape(n.text) + "\n";
+    std::vector<std::string> lines;
+    for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
+      const auto as = assumptions_of(p_, t.col_deps[c]);
+      if (as.empty()) continue;
+      std::string l = "- `" + t.cols[c].name + "`: ";
+      for (std::size_t i = 0; i < as.size(); ++i)
+        l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
+      lines.push_back(md_escape(l));
+    }
+    if (!lines.empty()) {
+      s += "\nAssumptions:\n\n";
+      for (const auto& l : lines) s += l + "\n";
+    }
+    w_.put(s);
+  }
+  void assertion(const AssertOutcome&) override {}
+  void end() override {}
+
+ private:
+  Program& p_;
+  Writer& w_;
+  std::string file_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file) {
+  if (format == "text") return std::make_unique<TextSink>(p, out, file);
+  if (format == "json") return std::make_unique<JsonSink>(p, out, file);
+  if (format == "csv") return std::make_unique<CsvSink>(out);
+  if (format == "md") return std::make_unique<MdSink>(p, out, file);
+  return nullptr;
+}
+
+std::string format_table_text(Program& p, const Table& t) {
+  std::string s;
+  {
+    Writer w(&s);
+    TextSink sink(p, w, "");
+    sink.table_begin(t);
+    for (const auto& row : t.rows) sink.table_row(t, row);
+    sink.table_end(t);
+  }
+  return s;
+}
+
+std::string format_result(const std::string& format, Program& p, const RunResult& r, const std::string& file) {
+  std::string s;
+  Writer w(&s);
+  auto sink = make_formatter(format, p, w, file);
+  if (sink) replay(r, *sink);
+  return s;
+}
+
+}  // namespace mls

@@ -1,0 +1,62 @@
+// format.hpp — rendering a run as text, JSON (the documented contract), CSV and Markdown.
+// Formatters are RunSinks, so a sweep's rows are written as they are computed.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run_result.hpp"
+
+namespace mls {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+// Where formatted text goes: a string, or a FILE* flushed in blocks. Output beyond
+// `limit` bytes is an error (limit.output), so a runaway sweep cannot fill the disk.
+class Writer {
+ public:
+  explicit Writer(std::string* into, std::size_t limit = kNoLimit) : into_(into), limit_(limit) {}
+  explicit Writer(std::FILE* f, std::size_t limit = kNoLimit) : file_(f), limit_(limit) {}
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+  void put(std::string_view s);
+  void flush();
+  [[nodiscard]] std::size_t written() const { return written_; }
+  static constexpr std::size_t kNoLimit = static_cast<std::size_t>(-1);
+
+ private:
+  std::string* into_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string buf_;
+  std::size_t written_ = 0;
+  std::size_t limit_;
+};
+
+// A formatter for `--format`: "text", "json", "csv" or "md" (nullptr otherwise).
+[[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out,
+                                                      const std::string& file);
+
+// One collected table as the text format prints it (rows, per-column assumptions, notes).
+[[nodiscard]] std::string format_table_text(Program& p, const Table& t);
+
+// Convenience: a collected result rendered to a string.
+[[nodiscard]] std::string format_result(const std::string& format, Program& p, const RunResult& r,
+                                        const std::string& file);
+
+[[nodiscard]] std::string json_string(const std::string& s);
+[[nodiscard]] std::string json_number(const Num& n);
+// A cell or result value as JSON: a number in the display unit, a bool, a string (else null).
+[[nodiscard]] std::string json_cell(const Value& v, const Display& d);
+// Column header with its unit: "step_ms [ms]".
+[[nodiscard]] std::string header_text(const Column& c);
+// A value with its unit: "67.0 h", "92.4%".
+[[nodiscard]] std::string value_with_unit(const Value& v, const Display& d);
+// "(preset mlsysim)" for a `via` worth showing, "" for the unsurprising ones (stdlib, scenario).
+[[nodiscard]] std::string via_text(const AssumptionView& a);
+// Assumption lines, aligned, for text output.
+void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent);
+
+}  // namespace mls

@@ -1,0 +1,119 @@
+// run_result.hpp — the data model of a run's output: shown values, tables and their rows, asserts,
+// the assumptions behind each, and the RunSink contract through which a run streams them. What
+// every formatter (text, JSON, CSV, Markdown), diff and explain read; it holds no evaluator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "interpreter/semantics/program.hpp"
+#include "interpreter/semantics/value.hpp"
+
+namespace mls {
+
+// How a number is displayed: unit text, base units per unit, optional rounding resolution.
+struct Display {
+  std::string unit;  // "" for dimensionless
+  Num factor = Num::of_int(1);
+  std::optional<Num> resolution;
+};
+
+struct Shown {
+  std::string name;
+  Value value;
+  TypeP type;
+  Display display;
+  Span span;
+};
+
+struct Column {
+  std::string name;
+  TypeP type;
+  Display display;
+  Span span;
+};
+
+struct Row {
+  std::vector<Value> key;    // sweep variable values (the row key for diffs)
+  std::vector<Value> cells;  // one per column
+  std::size_t point = 0;     // index in enumeration order
+};
+
+struct Note {
+  std::size_t row = 0;  // 0-based row of the table
+  std::string column;
+  std::string text;
+  std::string key;  // the row's sweep-variable values, "gpus=32"
+};
+
+struct Table {
+  std::string name;
+  Span span;
+  bool search = false;
+  std::vector<std::string> key_names;
+  std::vector<Column> cols;
+  std::vector<Row> rows;         // kept by collecting sinks; streamed otherwise
+  std::vector<DepSet> col_deps;  // per column: union of its cells' dependencies (at table_end)
+  std::vector<Note> notes;       // at table_end
+  std::size_t row_count = 0;     // rows emitted
+  std::size_t evaluated = 0, infeasible = 0, filtered = 0;
+  std::string objective;  // search: "maximize r.throughput"
+  std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
+};
+
+struct AssertOutcome {
+  bool ok = true;
+  Span span;
+  std::string text;
+  std::string detail;  // "left: 67.0 h, right: 66.9 h"
+  std::string message;
+};
+
+struct RunResult {
+  std::vector<Shown> results;
+  std::vector<Table> tables;
+  std::vector<AssertOutcome> asserts;
+  struct Item {
+    enum class K { result, table, assertion } k;
+    std::size_t index;
+  };
+  std::vector<Item> order;  // source order
+  std::string preset, preset_via;
+  std::vector<std::pair<std::string, std::string>> conventions;  // name -> choice, sorted by name
+};
+
+// Receives a run's output in source order; sweeps stream their rows, so a million-point
+// table never has to be held in memory.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void begin(const RunResult& header) = 0;  // preset and conventions only
+  virtual void result(const Shown& s) = 0;
+  virtual void table_begin(const Table& t) = 0;  // columns with their display units
+  virtual void table_row(const Table& t, const Row& r) = 0;
+  virtual void table_end(const Table& t) = 0;  // counts, column deps, notes
+  virtual void assertion(const AssertOutcome& a) = 0;
+  virtual void end() = 0;
+};
+
+// Replays a collected result into a sink (formatting a RunResult).
+void replay(const RunResult& r, RunSink& sink);
+
+// Display for a value of a static type (hint, else a human unit for `si`).
+[[nodiscard]] Display display_for(const Program& p, const TypeP& t, double si);
+// Number in display units (exact when possible), and its text.
+[[nodiscard]] Num in_unit(const Num& si, const Display& d);
+[[nodiscard]] std::string format_value(const Value& v, const Display& d);
+
+struct AssumptionView {
+  std::string kind, name, value, at, via;
+  bool operator<(const AssumptionView& o) const;
+  bool operator==(const AssumptionView& o) const;
+};
+
+// The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated.
+[[nodiscard]] std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d);
+
+}  // namespace mls

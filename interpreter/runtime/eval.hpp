@@ -1,0 +1,106 @@
+// eval.hpp — the evaluator: walks checked expressions over plain numbers (base units), carrying
+// each value's dependency set. Exact mode keeps rationals; fast mode (large sweeps) runs binary64.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "interpreter/semantics/config.hpp"
+#include "interpreter/semantics/program.hpp"
+#include "interpreter/semantics/value.hpp"
+
+namespace mls {
+
+inline constexpr int kMaxCallDepth = 200;
+// Nesting of evaluation steps (expression levels, summed over active calls): the deepest a
+// formula plus its callees may go. Sized so that it fits kPipelineStackBytes even under ASan.
+inline constexpr int kMaxEvalDepth = 20000;
+// Evaluation steps allowed for one evaluation (a shown value, an assert, one sweep point, one
+// global): stops runaway recursion such as `f(n - 1) + f(n - 1)` with an error, not a hang.
+inline constexpr std::uint64_t kMaxSteps = 10'000'000;
+// Calls listed under a runtime error raised inside functions.
+inline constexpr std::size_t kMaxCallNotes = 6;
+
+// Observes function calls (mls explain): a formula chain with each step's value.
+// Every enter/enter_global is matched by one leave, also for a global read from the cache.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  virtual void enter(const Stmt& fn, const Expr& call) = 0;
+  // The callee's frame once parameters (passed and defaulted) are bound; valid until leave.
+  virtual void bound(const Stmt& fn, const Value* frame) {
+    (void)fn;
+    (void)frame;
+  }
+  // A non-literal global is evaluated (cached: false) or read again (cached: true).
+  virtual void enter_global(std::uint32_t g, bool cached) {
+    (void)g;
+    (void)cached;
+  }
+  virtual void leave(const Value& result) = 0;
+};
+
+class Evaluator {
+ public:
+  Evaluator(Program& p, const Config& cfg, bool exact = true);
+
+  // Evaluates an expression in a frame of `nslots` fresh slots.
+  [[nodiscard]] Value eval_in(const Expr& e, int nslots);
+  [[nodiscard]] Value eval(const Expr& e, Value* slots, int depth);
+  [[nodiscard]] Value global(std::uint32_t g);
+
+  // Helpers shared with natives.
+  [[noreturn]] void fail(ErrorKind k, Span at, std::string msg, DepSet deps);
+  [[nodiscard]] Value arith(Op op, const Value& a, const Value& b, const Expr& at);
+  [[nodiscard]] DepSet unite(DepSet a, DepSet b) { return p_.deps.unite(a, b); }
+  [[nodiscard]] Value with_deps(Value v, DepSet d, Span at = {});
+  [[nodiscard]] Num number_checked(Num n, const Expr& at, DepSet deps);  // rejects inf/nan
+  [[nodiscard]] Deps& deps() { return p_.deps; }
+  [[nodiscard]] Program& program() { return p_; }
+  [[nodiscard]] const Config& config() const { return cfg_; }
+  [[nodiscard]] bool exact() const { return exact_; }
+  [[nodiscard]] DepSet overflow_deps();
+  Tracer* tracer = nullptr;
+  std::uint64_t max_steps = kMaxSteps;  // per evaluation (see BudgetScope)
+
+  // Gives the evaluations inside its lifetime, on this thread, a fresh budget of max_steps
+  // steps; the enclosing budget resumes afterwards. eval_in opens one; sweeps open one per point.
+  class BudgetScope {
+   public:
+    explicit BudgetScope(const Evaluator& ev);
+    ~BudgetScope();
+    BudgetScope(const BudgetScope&) = delete;
+    BudgetScope& operator=(const BudgetScope&) = delete;
+
+   private:
+    std::uint64_t saved_;
+  };
+
+ private:
+  Value call(const Expr& e, Value* slots, int depth);
+  Value call_function(const Expr& e, Value* slots, int depth);
+  Value match(const Expr& e, Value* slots, int depth);
+  Value with(const Expr& e, Value* slots, int depth);
+  Value literal(const Expr& e);
+  void step(Span at);  // one unit of the step budget
+  Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
+
+  Program& p_;
+  const Config& cfg_;
+  bool exact_;
+  struct GlobalCache {
+    std::mutex mu;
+    bool ready = false;
+    Value value;
+  };
+  std::vector<std::unique_ptr<GlobalCache>> globals_;
+  AtomId overflow_atom_ = 0;
+};
+
+// Human-readable list of the assumptions in a set, for runtime error notes.
+[[nodiscard]] std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_t max = 8);
+
+}  // namespace mls

@@ -1,0 +1,460 @@
+// notes.cpp — regime notes: where a swept column silently changes meaning.
+// Every cell knows which branches produced it (branch atoms in its deps). A note is written where
+// a branch flips between rows, and where a column moves inside one regime while it is pinned in
+// another (the E2 trap: local batch 64 -> 16 -> 8 while max(64, gpus) takes 64). Rows arrive one
+// at a time and only bounded summaries are kept, so a million-row sweep costs no extra memory.
+#include "notes.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace mls {
+
+namespace {
+
+using ArmSet = std::vector<std::uint32_t>;
+constexpr std::size_t kMaxRunsPerSite = 64;    // regimes tracked in detail per branch site
+constexpr std::size_t kMaxChangesPerRun = 20;  // per-row drift notes before summarising
+constexpr std::size_t kMaxFlipNotesPerSite = 20;
+
+bool same_cell(const Value& a, const Value& b) {
+  if (a.k != b.k) return false;
+  if (a.k == Value::K::num) return compare(a.n, b.n) == 0;
+  if (a.k == Value::K::boolean) return a.b == b.b;
+  if (a.k == Value::K::str) return a.str() == b.str();
+  return true;
+}
+
+std::string arms_text(const Site& s, const ArmSet& arms) {
+  std::string out;
+  for (std::uint32_t a : arms) {
+    if (!out.empty()) out += " and ";
+    out += a < s.arms.size() ? s.arms[a] : "?";
+  }
+  return out.empty() ? "(not reached)" : out;
+}
+
+// Branch arms per site of one row: per column, their union over columns, and ids that let
+// consecutive rows be compared without touching the vectors.
+struct SiteRow {
+  std::uint32_t site = 0;
+  std::vector<ArmSet> per;   // per column
+  ArmSet row_arms;           // union over columns
+  std::uint32_t per_id = 0;  // equal ids <=> equal `per` (interned per site)
+};
+struct RowArms {
+  std::vector<SiteRow> sites;  // sorted by site
+  std::uint64_t id = 0;        // equal ids <=> equal rows of arms
+};
+
+struct VecHash {
+  std::size_t operator()(const std::vector<DepSet>& v) const {
+    std::size_t h = 1469598103934665603ull;
+    for (auto x : v) h = (h ^ x) * 1099511628211ull;
+    return h;
+  }
+};
+
+}  // namespace
+
+struct NotesBuilder::State {
+  const Program& p;
+  const Table& t;
+  std::size_t ncols;
+
+  struct Change {
+    std::size_t row;
+    Value from, to;
+    std::vector<Value> key;
+  };
+  // Rows between two consecutive regime boundaries (of any site). Each row's column changes are
+  // recorded once, in its segment; a site's regime is a run of segments, so per-site work is
+  // needed only where some branch changes, never on every row.
+  struct ColSeg {
+    bool entry = false;  // changed on the segment's first row (vs the row before)
+    Change entry_change;
+    std::vector<Change> changes;  // within the segment, first kMaxChangesPerRun
+    std::size_t n = 0;
+  };
+  struct Segment {
+    std::size_t begin = 0;
+    std::vector<ColSeg> cols;
+  };
+  struct Run {
+    std::size_t begin = 0, end = 0;  // [begin, end); end set when the run closes
+    ArmSet arms;
+    std::vector<Value> begin_key, end_key;
+    std::vector<Value> first;    // cells on the run's first row
+    std::vector<bool> has_site;  // the column depends on the site in this run
+    std::size_t seg = 0;         // the segment starting at `begin`
+  };
+  struct SiteState {
+    std::vector<ArmSet> prev;  // per column, previous row
+    std::uint32_t prev_id = 0;
+    std::vector<Run> runs;
+    std::size_t extra_runs = 0;
+    std::size_t flips = 0;
+    bool seen_prev = false;
+  };
+  std::map<std::uint32_t, SiteState> sites;
+  std::unordered_map<std::vector<DepSet>, RowArms, VecHash> memo;
+  std::vector<DepSet> last_deps;
+  const RowArms* last_arms = nullptr;
+  const RowArms* prev_arms = nullptr;  // the previous row's (stable until the memo is cleared)
+  std::map<std::vector<std::pair<std::uint32_t, std::uint32_t>>, std::uint64_t> content_ids;
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, const SiteRow*>>> transitions;
+  std::uint64_t prev_arms_id = 0;
+  std::map<std::uint32_t, std::map<std::vector<ArmSet>, std::uint32_t>> per_ids;
+  std::map<std::uint32_t, SiteRow> absent;
+  std::vector<Segment> segs;
+  bool segs_overflow = false;
+  std::vector<Value> prev_cells, prev_key;
+  std::size_t rows = 0;
+  std::vector<std::size_t> value_flips;
+  std::vector<bool> changed;  // per column, this row vs the previous one (reused)
+  std::vector<Note> notes;
+
+  static constexpr std::size_t kMaxSegments = 1024;
+
+  State(const Program& prog, const Table& table) : p(prog), t(table), ncols(table.cols.size()) {}
+
+  // Row labels are formatted only when a note needs them (formatting exact keys is not free).
+  std::string label(const std::vector<Value>& key) const {
+    std::string s;
+    for (std::size_t k = 0; k < t.key_names.size() && k < key.size(); ++k)
+      s += (s.empty() ? "" : ", ") + t.key_names[k] + "=" + format_value(key[k], Display{});
+    return s;
+  }
+
+  std::string cell(std::size_t c, const Value& v) const {
+    std::string s = format_value(v, t.cols[c].display);
+    if (v.k == Value::K::num && !t.cols[c].display.unit.empty()) s += " " + t.cols[c].display.unit;
+    return s;
+  }
+
+  const RowArms& arms_of(const Row& r) {
+    // Consecutive rows usually share their cells' dependency sets (one branch signature).
+    bool same = last_arms != nullptr && last_deps.size() == r.cells.size();
+    for (std::size_t c = 0; same && c < r.cells.size(); ++c) same = last_deps[c] == r.cells[c].deps;
+    if (same) return *last_arms;
+    last_deps.clear();
+    for (const auto& v : r.cells) last_deps.push_back(v.deps);
+    auto it = memo.find(last_deps);
+    if (it != memo.end()) return *(last_arms = &it->second);
+    std::map<std::uint32_t, std::vector<ArmSet>> m;
+    for (std::size_t c = 0; c < ncols; ++c)
+      for (AtomId a : p.deps.atoms(last_deps[c])) {
+        if (p.deps.is_assumption(a)) continue;
+        auto& per = m[p.deps.atom_site(a)];
+        if (per.empty()) per.resize(ncols);
+        per[c].push_back(p.deps.atom_arm(a));
+      }
+    RowArms ra;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> content;  // (site, per_id)
+    for (auto& [site, per] : m) {
+      SiteRow sr;
+      sr.site = site;
+      std::set<std::uint32_t> u;
+      for (const auto& a : per) u.insert(a.begin(), a.end());
+      sr.row_arms.assign(u.begin(), u.end());
+      auto& ids = per_ids[site];
+      sr.per_id = ids.emplace(per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+      sr.per = std::move(per);
+      content.emplace_back(site, sr.per_id);
+      ra.sites.push_back(std::move(sr));
+    }
+    // Rows whose branches agree share an id, whatever else differs in their deps.
+    ra.id = content_ids.emplace(content, content_ids.size() + 1).first->second;
+    if (memo.size() > 4096) {
+      memo.clear();
+      transitions.clear();
+      last_arms = nullptr;
+      prev_arms = nullptr;
+    }
+    return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
+  }
+
+  // No assumption but arithmetic approximations (the binary64 engine marks every cell) and no
+  // branch: the value is a function of the swept values alone.
+  [[nodiscard]] bool is_label(const Value& v) const {
+    for (AtomId a : p.deps.atoms(v.deps))
+      if (!p.deps.is_assumption(a) || p.deps.assumption(a).kind != AssumptionKind::approx) return false;
+    return true;
+  }
+
+  // The arms of a site on a row that did not reach it: empty, with an id of its own.
+  const SiteRow& absent_row(std::uint32_t site) {
+    auto& a = absent[site];
+    if (a.per.empty()) {
+      a.site = site;
+      a.per.resize(ncols);
+      auto& ids = per_ids[site];
+      a.per_id = ids.emplace(a.per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+    }
+    return a;
+  }
+
+  void add(Row& r, std::size_t index) {
+    const RowArms& ra = arms_of(r);
+    changed.assign(ncols, false);
+    if (index > 0)
+      for (std::size_t c = 0; c < ncols; ++c) changed[c] = !same_cell(prev_cells[c], r.cells[c]);
+    // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
+    // cell that depends on no assumption and no branch is a pure function of the swept values
+    // (the optimizer being swept, a grid's name): a row label, not a regime, so it is skipped.
+    if (value_flips.empty()) value_flips.resize(ncols);
+    for (std::size_t c = 0; c < ncols; ++c) {
+      const Value& v = r.cells[c];
+      if (!changed[c] || (v.k != Value::K::boolean && v.k != Value::K::str)) continue;
+      if (is_label(v) && is_label(prev_cells[c])) continue;
+      if (value_flips[c]++ < kMaxFlipNotesPerSite)
+        notes.push_back(
+            {index, t.cols[c].name,
+             t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}),
+             label(r.key)});
+    }
+    // Branches: only when this row's arms differ from the previous row's.
+    bool boundary = segs.empty();
+    if (ra.id != prev_arms_id) {
+      if (prev_arms) {
+        // Only the sites whose arms differ between the two rows can flip or start a regime.
+        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, r, index);
+      } else {
+        std::size_t k = 0;
+        for (auto& [site_id, st] : sites) {
+          (void)st;
+          while (k < ra.sites.size() && ra.sites[k].site < site_id) ++k;
+          if (k < ra.sites.size() && ra.sites[k].site == site_id) continue;
+          boundary |= step(site_id, absent_row(site_id), r, index);
+        }
+        for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, r, index);
+      }
+      prev_arms_id = ra.id;
+      prev_arms = &ra;
+    }
+    record(r, index, boundary);
+    std::swap(prev_cells, r.cells);  // r gets the storage of the row before (see add's contract)
+    std::swap(prev_key, r.key);
+    rows = index + 1;
+  }
+
+  // The sites whose arms differ from one row of arms to the next (cached per pair of ids).
+  using Transition = std::vector<std::pair<std::uint32_t, const SiteRow*>>;
+  const Transition& transition(const RowArms& from, const RowArms& to) {
+    const std::uint64_t key = (from.id << 32) | to.id;
+    auto it = transitions.find(key);
+    if (it != transitions.end()) return it->second;
+    Transition tr;
+    std::size_t i = 0, j = 0;
+    while (i < from.sites.size() || j < to.sites.size()) {
+      if (j == to.sites.size() || (i < from.sites.size() && from.sites[i].site < to.sites[j].site)) {
+        tr.emplace_back(from.sites[i].site, &absent_row(from.sites[i].site));  // no longer reached
+        ++i;
+      } else if (i == from.sites.size() || to.sites[j].site < from.sites[i].site) {
+        tr.emplace_back(to.sites[j].site, &to.sites[j]);  // newly reached
+        ++j;
+      } else {
+        if (from.sites[i].per_id != to.sites[j].per_id) tr.emplace_back(to.sites[j].site, &to.sites[j]);
+        ++i;
+        ++j;
+      }
+    }
+    return transitions.emplace(key, std::move(tr)).first->second;
+  }
+
+  // Column changes of this row, into the current segment (a new one at a regime boundary).
+  void record(const Row& r, std::size_t index, bool boundary) {
+    if (segs_overflow) return;
+    if (boundary && (segs.empty() || segs.back().begin != index)) {
+      if (segs.size() >= kMaxSegments) {
+        segs_overflow = true;
+        return;
+      }
+      segs.push_back(Segment{index, std::vector<ColSeg>(ncols)});
+    }
+    Segment& sg = segs.back();
+    for (std::size_t c = 0; c < ncols; ++c) {
+      if (!changed[c]) continue;
+      ColSeg& cs = sg.cols[c];
+      if (index == sg.begin) {
+        cs.entry = true;
+        cs.entry_change = Change{index, prev_cells[c], r.cells[c], r.key};
+        continue;
+      }
+      // Only the first changes are kept (for per-row notes); later ones are counted.
+      if (cs.changes.size() < kMaxChangesPerRun) cs.changes.push_back(Change{index, prev_cells[c], r.cells[c], r.key});
+      ++cs.n;
+    }
+  }
+
+  // Returns whether a new regime starts for this site at this row.
+  bool step(std::uint32_t site_id, const SiteRow& sr, const Row& r, std::size_t index) {
+    SiteState& st = sites[site_id];
+    // Unchanged arms for this site (another site changed): its regime simply continues.
+    if (st.seen_prev && st.prev_id == sr.per_id && !st.runs.empty() && st.runs.back().end == 0) return false;
+    const Site& site = p.deps.site(site_id);
+    const std::vector<ArmSet>& per = sr.per;
+    // Flips: a column produced through another arm than on the previous row.
+    if (st.seen_prev && st.prev_id != sr.per_id) {
+      std::string cols;
+      std::string first_col;
+      ArmSet from, to;
+      for (std::size_t c = 0; c < ncols; ++c) {
+        if (st.prev[c].empty() || per[c].empty() || st.prev[c] == per[c]) continue;
+        cols += (cols.empty() ? "" : ", ") + t.cols[c].name;
+        if (first_col.empty()) first_col = t.cols[c].name;
+        from = st.prev[c];
+        to = per[c];
+      }
+      if (!cols.empty()) {
+        if (st.flips < kMaxFlipNotesPerSite)
+          notes.push_back({index, first_col,
+                           "`" + site.what + "` (" + p.sources.where_line(site.span) + ") takes " +
+                               arms_text(site, to) + " from here, " + arms_text(site, from) + " before; affects " +
+                               cols,
+                           label(r.key)});
+        else if (st.flips == kMaxFlipNotesPerSite)
+          notes.push_back({index, first_col,
+                           "`" + site.what + "` keeps changing branch; further changes are not listed", label(r.key)});
+        ++st.flips;
+      }
+    }
+    if (!st.seen_prev || st.prev_id != sr.per_id) {
+      st.prev = per;
+      st.prev_id = sr.per_id;
+    }
+    st.seen_prev = true;
+    // Regimes: maximal runs of rows with the same arms (over all columns).
+    Run* run = st.runs.empty() ? nullptr : &st.runs.back();
+    const bool continues = run && run->end == 0 && run->arms == sr.row_arms;
+    if (continues) {
+      for (std::size_t c = 0; c < ncols; ++c)
+        if (!per[c].empty()) run->has_site[c] = true;
+      return false;
+    }
+    if (run && run->end == 0) {
+      run->end = index;
+      run->end_key = prev_key;
+    }
+    if (st.runs.size() >= kMaxRunsPerSite) {
+      ++st.extra_runs;
+      return false;
+    }
+    Run nr;
+    nr.begin = index;
+    nr.arms = sr.row_arms;
+    nr.begin_key = r.key;
+    nr.first = r.cells;
+    nr.has_site.assign(ncols, false);
+    for (std::size_t c = 0; c < ncols; ++c) nr.has_site[c] = !per[c].empty();
+    nr.seg = segs.size();  // record() opens this segment for the row
+    if (!segs.empty() && segs.back().begin == index) nr.seg = segs.size() - 1;
+    st.runs.push_back(std::move(nr));
+    return true;
+  }
+
+  // A column's changes within a run: the segments it spans, each one's first-row change
+  // counting except the run's own first row.
+  struct RunChanges {
+    bool moved = false;
+    std::size_t n = 0;
+    std::vector<const Change*> list;
+  };
+  RunChanges changes_in(const Run& run, std::size_t c) const {
+    RunChanges rc;
+    for (std::size_t s = run.seg; s < segs.size() && segs[s].begin < run.end; ++s) {
+      const ColSeg& cs = segs[s].cols[c];
+      if (s != run.seg && cs.entry) {
+        rc.moved = true;
+        ++rc.n;
+        if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&cs.entry_change);
+      }
+      if (cs.n) rc.moved = true;
+      rc.n += cs.n;
+      for (const auto& ch : cs.changes)
+        if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&ch);
+    }
+    return rc;
+  }
+
+  // A column that moves within one regime but is pinned within another changes meaning.
+  void drift_notes() {
+    if (segs_overflow) return;
+    for (auto& [site_id, st] : sites)
+      if (!st.runs.empty() && st.runs.back().end == 0) {
+        st.runs.back().end = rows;
+        st.runs.back().end_key = prev_key;
+      }
+    for (auto& [site_id, st] : sites) {
+      if (st.runs.size() < 2 || st.extra_runs > 0) continue;
+      const Site& site = p.deps.site(site_id);
+      const std::string where = p.sources.where_line(site.span);
+      for (std::size_t ri = 0; ri < st.runs.size(); ++ri) {
+        const Run& run = st.runs[ri];
+        if (run.end - run.begin < 2 || run.arms.empty()) continue;
+        std::vector<std::pair<std::size_t, std::string>> flagged;  // column, where it is pinned
+        std::vector<RunChanges> moves;
+        for (std::size_t c = 0; c < ncols; ++c) {
+          if (!run.has_site[c]) continue;
+          RunChanges rc = changes_in(run, c);
+          if (!rc.moved) continue;
+          for (std::size_t rj = 0; rj < st.runs.size(); ++rj) {
+            const Run& other = st.runs[rj];
+            // Three rows make "pinned" evidence rather than coincidence.
+            if (rj == ri || other.end - other.begin < 3 || !other.has_site[c] || changes_in(other, c).moved) continue;
+            flagged.emplace_back(c, cell(c, other.first[c]) + " where it takes " + arms_text(site, other.arms));
+            moves.push_back(std::move(rc));
+            break;
+          }
+        }
+        if (flagged.empty()) continue;
+        const std::string tail = "while `" + site.what + "` (" + where + ") takes " + arms_text(site, run.arms) +
+                                 " these columns change meaning from row to row (rows " + label(run.begin_key) +
+                                 " to " + label(run.end_key) + ")";
+        // Per-row notes where few rows change; one summary where many do.
+        std::map<std::size_t, std::string> per_row;
+        std::map<std::size_t, std::string> labels;
+        std::size_t total = 0;
+        bool truncated = false;
+        for (std::size_t f = 0; f < flagged.size(); ++f) {
+          const auto& [c, pinned] = flagged[f];
+          total += moves[f].n;
+          truncated |= moves[f].n > moves[f].list.size();
+          for (const Change* ch : moves[f].list) {
+            labels[ch->row] = label(ch->key);
+            std::string& s = per_row[ch->row];
+            s += (s.empty() ? "" : ", ") + t.cols[c].name + " " + cell(c, ch->from) + " -> " + cell(c, ch->to) +
+                 " (stays " + pinned + ")";
+          }
+        }
+        if (per_row.empty()) continue;
+        if (!truncated && per_row.size() <= kMaxChangesPerRun) {
+          for (const auto& [row, text] : per_row)
+            notes.push_back({row, t.cols[flagged.front().first].name, text + ": " + tail, labels[row]});
+        } else {
+          std::string cols;
+          for (const auto& [c, pinned] : flagged)
+            cols += (cols.empty() ? "" : ", ") + t.cols[c].name + " (stays " + pinned + ")";
+          notes.push_back({per_row.begin()->first, t.cols[flagged.front().first].name,
+                           cols + " move on " + std::to_string(total) + " rows: " + tail, labels.begin()->second});
+        }
+      }
+    }
+  }
+};
+
+NotesBuilder::NotesBuilder(const Program& p, const Table& t) : s_(std::make_unique<State>(p, t)) {}
+NotesBuilder::~NotesBuilder() = default;
+
+void NotesBuilder::add(Row& row, std::size_t index) { s_->add(row, index); }
+
+std::vector<Note> NotesBuilder::finish() {
+  s_->drift_notes();
+  std::vector<Note> out = std::move(s_->notes);
+  std::stable_sort(out.begin(), out.end(), [](const Note& a, const Note& b) { return a.row < b.row; });
+  return out;
+}
+
+}  // namespace mls

@@ -1,0 +1,222 @@
+// run.cpp — executes the main file's statements in source order: show, assert, sweep, search
+// (sweeps and searches themselves are in sweep.cpp), and the display of values.
+#include "run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/stack.hpp"
+#include "interrupt.hpp"
+#include "sweep.hpp"
+
+namespace mls {
+
+namespace {
+
+Diagnostic output_limit(Span at, std::string msg) {
+  Diagnostic d;
+  d.kind = ErrorKind::limit_output;
+  d.span = at;
+  d.message = std::move(msg);
+  return d;
+}
+
+Diagnostic too_large_to_show(const Program& p, Span at, const std::string& unit, DepSet deps) {
+  Diagnostic d;
+  d.kind = ErrorKind::runtime_non_finite;
+  d.span = at;
+  d.message = "this value overflows binary64 when shown in '" + unit + "'";
+  d.help.push_back("show it in a larger unit");
+  for (const auto& line : assumption_lines(p, deps)) d.help.push_back("depends on " + line);
+  return d;
+}
+
+}  // namespace
+
+// A value is finite in base units (the evaluator checks every step), but `-> ns` or `-> %` can
+// still overflow when it is printed: an error then, never an "inf" in the output. A table's
+// unit is fitted to its first rows, so every row is checked.
+void check_displayable(const Program& p, const Value& v, const TypeP& type, const Display& d, Span at) {
+  if (v.k != Value::K::num) return;
+  if (!type || type->k != Type::K::num) {
+    // Printing a number without knowing its dimension would print it without its unit.
+    Diagnostic e;
+    e.kind = ErrorKind::internal;
+    e.span = at;
+    e.message = "the dimension of this value is not known";
+    throw DiagnosticError{std::move(e)};
+  }
+  // Binary64 cells (every cell of a large sweep) need no rational division to be checked.
+  if (!v.n.exact() ? std::isfinite(v.n.d / d.factor.d) : std::isfinite(in_unit(v.n, d).d)) return;
+  throw DiagnosticError{too_large_to_show(p, at, d.unit, v.deps)};
+}
+
+namespace {
+
+void expand_shown(const Program& p, const std::string& name, const Value& v, const TypeP& t, Span span,
+                  std::vector<Shown>& out, std::size_t max_results) {
+  if (v.k == Value::K::record && t && t->k == Type::K::record) {
+    for (const auto& [fname, fv] : v.rec().fields) {
+      const TypeP* ft = t->field(fname);
+      if (fv.k == Value::K::list) continue;
+      expand_shown(p, name + "." + sym_name(fname), fv, ft ? *ft : nullptr, span, out, max_results);
+    }
+    return;
+  }
+  // A record can share parts (`{a: x, b: x}` nested): its fields can be exponentially many.
+  if (out.size() >= max_results)
+    throw DiagnosticError{
+        output_limit(span, "showing this would print more than " + std::to_string(max_results) + " results")};
+  Shown s;
+  s.name = name;
+  s.value = v;
+  s.type = t;
+  s.display = display_for(p, t, v.k == Value::K::num ? v.n.d : 0);
+  s.span = span;
+  check_displayable(p, s.value, s.type, s.display, span);
+  out.push_back(std::move(s));
+}
+
+}  // namespace
+
+namespace {
+
+// Collects a run in memory (diff, REPL, tests, and formatting after the fact).
+class CollectSink : public RunSink {
+ public:
+  explicit CollectSink(RunResult& r) : r_(r) {}
+  void begin(const RunResult& header) override {
+    r_.preset = header.preset;
+    r_.preset_via = header.preset_via;
+    r_.conventions = header.conventions;
+  }
+  void result(const Shown& s) override {
+    r_.results.push_back(s);
+    r_.order.push_back({RunResult::Item::K::result, r_.results.size() - 1});
+  }
+  void table_begin(const Table& t) override {
+    r_.tables.push_back(t);
+    r_.order.push_back({RunResult::Item::K::table, r_.tables.size() - 1});
+  }
+  void table_row(const Table&, const Row& row) override { r_.tables.back().rows.push_back(row); }
+  void table_end(const Table& t) override {
+    Table& mine = r_.tables.back();
+    mine.col_deps = t.col_deps;
+    mine.notes = t.notes;
+    mine.row_count = t.row_count;
+    mine.evaluated = t.evaluated;
+    mine.infeasible = t.infeasible;
+    mine.filtered = t.filtered;
+  }
+  void assertion(const AssertOutcome& a) override {
+    r_.asserts.push_back(a);
+    r_.order.push_back({RunResult::Item::K::assertion, r_.asserts.size() - 1});
+  }
+  void end() override {}
+
+ private:
+  RunResult& r_;
+};
+
+}  // namespace
+
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts, RunSink& sink);
+
+void run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, RunSink& sink) {
+  run_statements(p, ck, cfg, opt, p.main_stmts, sink);
+}
+
+void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const std::vector<Stmt*>& stmts,
+                    RunSink& sink) {
+  // Evaluation recurses over formulas and calls: it runs on the pipeline stack, whose size the
+  // depth limits were chosen for, whoever calls (CLI, diff, REPL; see stack.hpp).
+  run_on_pipeline_stack([&] { run_statements_here(p, ck, cfg, opt, stmts, sink); });
+}
+
+void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts, RunSink& sink) {
+  RunResult header;
+  header.preset = cfg.preset;
+  header.preset_via = cfg.preset_via;
+  for (std::size_t i = 0; i < p.conventions.size(); ++i)
+    header.conventions.emplace_back(
+        sym_name(p.conventions[i].name),
+        sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
+  std::sort(header.conventions.begin(), header.conventions.end());
+  sink.begin(header);
+  Evaluator ev(p, cfg, true);
+  ev.max_steps = opt.max_steps;
+  std::vector<AssertOutcome> sweep_asserts;  // reported after everything else
+  for (Stmt* s : stmts) {
+    try {
+      switch (s->kind) {
+        case SK::show:
+          for (const auto& it : s->shows) {
+            const Value v = ev.eval_in(*it.expr, s->nslots);
+            std::vector<Shown> shown;
+            expand_shown(p, it.label, v, ck.show_type(&it), it.span, shown, opt.max_results);
+            for (const auto& x : shown) sink.result(x);
+          }
+          break;
+        case SK::assert_:
+          for (const auto& it : s->shows) {
+            const Value v = ev.eval_in(*it.expr, s->nslots);
+            AssertOutcome a;
+            a.ok = v.b;
+            a.span = it.expr->span;
+            a.text = it.label;
+            a.message = s->str;
+            if (!a.ok && it.expr->kind == EK::binary && it.expr->op >= Op::eq && it.expr->op <= Op::ge) {
+              // Show both sides of a failed comparison, each in a human unit.
+              const Value l = ev.eval_in(*it.expr->kids[0], s->nslots);
+              const Value r = ev.eval_in(*it.expr->kids[1], s->nslots);
+              auto side = [&](const Value& x, const Expr* e) {
+                const Display d = display_for(p, ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
+                std::string t = x.k == Value::K::num ? format_sig(in_unit(x.n, d), 10) : format_value(x, {});
+                return d.unit.empty() ? t : t + " " + d.unit;
+              };
+              a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+            }
+            sink.assertion(a);
+          }
+          break;
+        case SK::sweep:
+        case SK::search: {
+          run_sweep(p, ck, cfg, opt, *s, sink, sweep_asserts);
+          break;
+        }
+        default: break;
+      }
+    } catch (DiagnosticError& e) {
+      // Ctrl-C lands wherever evaluation happened to be: report it at the statement it stopped.
+      if (e.diag.kind == ErrorKind::interrupted) throw_interrupted(s->span);
+      throw;
+    }
+  }
+  for (const auto& a : sweep_asserts) sink.assertion(a);
+  sink.end();
+}
+
+RunResult run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt) {
+  return run_statements(p, ck, cfg, opt, p.main_stmts);
+}
+
+RunResult run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
+                         const std::vector<Stmt*>& stmts) {
+  RunResult r;
+  CollectSink sink(r);
+  run_statements(p, ck, cfg, opt, stmts, sink);
+  return r;
+}
+
+}  // namespace mls

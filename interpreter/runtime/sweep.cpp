@@ -1,0 +1,683 @@
+// sweep.cpp — sweeps and searches. Points are independent (values are immutable), so they run
+// on a thread pool and are merged back in enumeration order: output is identical for any
+// thread count, and memory stays flat because only a window of chunks is in flight.
+#include "sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "fastpath.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/stack.hpp"
+#include "interrupt.hpp"
+#include "notes.hpp"
+
+namespace mls {
+namespace {
+
+struct PointOut {
+  bool filtered = false;
+  bool feasible = true;
+  std::vector<Value> key, cells;
+  std::vector<Value> objectives;
+  std::vector<AssertOutcome> failed;
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
+      : p_(p), ck_(ck), cfg_(cfg), opt_(opt), s_(s) {}
+
+  // Evaluates every point and streams the rows (sweeps) or the best rows (searches) to `sink`.
+  void run(RunSink& sink, std::vector<AssertOutcome>& asserts) {
+    Table t;
+    t.name = sym_name(s_.name);
+    t.span = s_.span;
+    t.search = s_.kind == SK::search;
+    // Domains are evaluated once, outside any point (exactly, unless the sweep is large).
+    std::vector<std::vector<std::vector<Value>>> domains;  // per binding: tuples of values
+    std::size_t total = 1;
+    {
+      Evaluator exact_ev(p_, cfg_, true);
+      exact_ev.max_steps = opt_.max_steps;
+      for (const auto& b : s_.bindings) {
+        domains.push_back(domain(exact_ev, b));
+        for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
+        const std::size_t n = domains.back().size();
+        if (n == 0)
+          throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
+        if (n > opt_.max_points || total > opt_.max_points / n) {
+          Diagnostic d = make_error(ErrorKind::sweep_too_large, s_.name_span,
+                                    "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
+          d.help.push_back("raise the cap with --max-points N if this is intended");
+          throw DiagnosticError{d};
+        }
+        total *= n;
+      }
+    }
+    for (const auto& b : s_.bindings) key_width_ += b.names.size();
+    for (const auto& item : s_.body) {
+      if (item.kind == BK::show)
+        for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
+      if (item.kind == BK::subject) has_subject_ = true;
+      if (item.kind == BK::maximize || item.kind == BK::minimize) {
+        maximize_.push_back(item.kind == BK::maximize);
+        t.objective = std::string(item.kind == BK::maximize ? "maximize " : "minimize ") +
+                      std::string(p_.sources.slice(item.exprs[0]->span));
+      }
+      if (item.kind == BK::pareto) {
+        pareto_ = true;
+        maximize_ = item.maximize;
+        t.objective = "pareto " + std::string(p_.sources.slice(item.span)).substr(7);
+      }
+      if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
+    }
+    if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
+    t.col_deps.assign(t.cols.size(), 0);
+
+    const bool fast = total > opt_.exact_limit;
+    // A binary64 sweep keys its rows in binary64 too: an exact key value would be shared by
+    // every row (its reference count bounced between threads) and printed through rationals.
+    if (fast)
+      for (auto& d : domains)
+        for (auto& tuple : d)
+          for (auto& v : tuple)
+            if (v.k == Value::K::num && v.n.exact()) v.n = Num::of_double(v.n.d);
+    Evaluator ev(p_, cfg_, !fast);
+    ev.max_steps = opt_.max_steps;
+    // Large sweeps run compiled binary64 code; what the compiler does not support falls back
+    // to the tree-walking evaluator (same results, slower).
+    std::unique_ptr<fast::SweepProgram> prog;
+    if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
+    t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
+    if (prog && std::getenv("MLS_DEBUG_FAST"))
+      std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
+
+    NotesBuilder notes(p_, t);
+    bool begun = false;
+    auto begin_table = [&](const std::vector<PointOut*>& sample) {
+      // One display unit per column, fitted to the largest magnitude of the first rows.
+      for (std::size_t c = 0; c < t.cols.size(); ++c) {
+        double biggest = 0;
+        for (const PointOut* o : sample)
+          if (c < o->cells.size() && o->cells[c].k == Value::K::num)
+            biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
+        t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
+      }
+      sink.table_begin(t);
+      begun = true;
+    };
+    std::vector<DepSet> last_cell_deps;
+    // One row object for the whole table. Its vectors trade places with the point's (and the
+    // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
+    Row row;
+    auto emit_row = [&](PointOut& o, std::size_t point) {
+      std::swap(row.key, o.key);
+      std::swap(row.cells, o.cells);
+      row.point = point;
+      for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
+        check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      // Consecutive rows mostly share their cells' deps: union only what is new.
+      last_cell_deps.resize(row.cells.size(), ~DepSet{0});
+      for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
+        if (row.cells[c].deps != last_cell_deps[c]) {
+          t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
+          last_cell_deps[c] = row.cells[c].deps;
+        }
+      sink.table_row(t, row);
+      if (!t.search) notes.add(row, t.row_count);
+      ++t.row_count;
+    };
+    Progress progress(opt_.progress && total >= 20000, t.name, total);
+    std::vector<std::pair<std::size_t, PointOut>> best;  // searches: ranked candidates
+
+    auto consume = [&](std::vector<PointOut>& outs, std::size_t first_point) {
+      if (!t.search && !begun) {
+        std::vector<PointOut*> sample;
+        for (auto& o : outs)
+          if (!o.filtered) sample.push_back(&o);
+        if (!sample.empty()) begin_table(sample);
+      }
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        PointOut& o = outs[k];
+        for (auto& a : o.failed) asserts.push_back(std::move(a));
+        if (o.filtered) {
+          ++t.filtered;
+          continue;
+        }
+        ++t.evaluated;
+        if (!o.feasible) ++t.infeasible;
+        if (!t.search)
+          emit_row(o, first_point + k);
+        else if (o.feasible)
+          offer(best, first_point + k, std::move(o));
+      }
+      progress.update(first_point + outs.size());
+    };
+    pipeline(total, domains, ev, prog.get(), fast, consume);
+    progress.done();
+
+    if (t.search) {
+      if (pareto_) front_sort(best);
+      std::vector<PointOut*> sample;
+      for (auto& [i, o] : best) sample.push_back(&o);
+      begin_table(sample);
+      for (auto& [i, o] : best) emit_row(o, i);
+    } else if (!begun) {
+      begin_table({});
+    }
+    t.notes = notes.finish();
+    sink.table_end(t);
+  }
+
+ private:
+  // Draws "name: 45% (450000/1000000 points)" on stderr, at most ten times a second.
+  class Progress {
+   public:
+    Progress(bool on, std::string name, std::size_t total) : on_(on), name_(std::move(name)), total_(total) {}
+    ~Progress() { done(); }  // an error or Ctrl-C leaves no half-drawn line behind
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+    void update(std::size_t done) {
+      if (!on_) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_ < std::chrono::milliseconds(100)) return;
+      last_ = now;
+      std::fprintf(stderr, "\r%s: %3zu%% (%zu/%zu points)", name_.c_str(), done * 100 / total_, done, total_);
+      std::fflush(stderr);
+      drawn_ = true;
+    }
+    void done() {
+      if (drawn_) std::fputs("\r\033[K", stderr);
+      drawn_ = false;
+    }
+
+   private:
+    bool on_;
+    std::string name_;
+    std::size_t total_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point last_{};
+  };
+
+  // Evaluates chunks of points on worker threads and hands them to `consume` in enumeration
+  // order. At most `window` chunks are in flight, so memory stays flat however large the sweep.
+  template <typename Consume>
+  void pipeline(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
+                const fast::SweepProgram* prog, bool fast, Consume& consume) {
+    constexpr std::size_t kChunk = 1024;
+    const std::size_t nchunks = (total + kChunk - 1) / kChunk;
+    unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (nchunks < 2) threads = 1;
+    struct Chunk {
+      std::vector<PointOut> outs;
+      std::optional<std::pair<std::size_t, DiagnosticError>> error;
+      bool ready = false;
+    };
+    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
+                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
+      const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
+      // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
+      out.outs.resize(end - begin);
+      for (std::size_t i = begin; i < end; ++i) {
+        try {
+          if (interrupt_requested()) throw_interrupted(s_.name_span);
+          if (prog)
+            point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
+          else
+            out.outs[i - begin] = point(ev, domains, i, fast);
+        } catch (DiagnosticError& e) {
+          out.error = std::make_pair(i, e);
+          out.outs.resize(i - begin);
+          return;
+        }
+      }
+    };
+    // Moves a computed chunk into its slot (under the lock) and marks it ready.
+    auto deliver = [](Chunk& from, Chunk& slot) {
+      std::swap(slot.outs, from.outs);
+      slot.error = std::move(from.error);
+      from.error.reset();
+      slot.ready = true;
+    };
+    auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
+      Diagnostic d = e.second.diag;
+      d.help.insert(d.help.begin(), "in " + std::string(s_.kind == SK::search ? "search" : "sweep") + " '" +
+                                        sym_name(s_.name) + "' at " + point_text(domains, e.first));
+      throw DiagnosticError{d};
+    };
+    if (threads == 1) {
+      Chunk ch;
+      fast::PointRun scratch;
+      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
+      for (std::size_t c = 0; c < nchunks; ++c) {
+        compute(c, ch, scratch, local_sigs);
+        if (ch.error) fail(*ch.error);
+        consume(ch.outs, c * kChunk);
+      }
+      return;
+    }
+    const std::size_t window = 2 * threads + 2;
+    std::vector<Chunk> slots(window);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t consumed = 0;
+    std::atomic<std::size_t> next{0};
+    bool stop = false;
+    auto worker = [&] {
+      fast::PointRun scratch;
+      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
+      Chunk local;
+      while (true) {
+        const std::size_t c = next.fetch_add(1);
+        if (c >= nchunks) return;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return stop || c < consumed + window; });
+          if (stop) return;
+        }
+        compute(c, local, scratch, local_sigs);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          deliver(local, slots[c % window]);
+        }
+        cv.notify_all();
+      }
+    };
+    // threads - 1 workers: the calling thread consumes rows in order and, while the next chunk
+    // is not ready, computes chunks itself, so `threads` cores stay busy. Workers get the
+    // pipeline stack: the depth limits hold on every thread alike (see stack.hpp). If no
+    // thread can be made, the calling thread computes every chunk itself.
+    std::vector<PipelineThread> pool;
+    pool.reserve(threads);
+    for (unsigned i = 0; i + 1 < threads; ++i) {
+      pool.emplace_back(worker);
+      if (!pool.back().started()) {
+        pool.pop_back();
+        break;
+      }
+    }
+    auto halt = [&] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      for (auto& th : pool) th.join();
+      pool.clear();
+    };
+    fast::PointRun own_scratch;
+    std::unordered_map<std::string, const std::vector<DepSet>*> own_sigs;
+    Chunk own;
+    try {
+      std::vector<PointOut> outs;
+      for (std::size_t c = 0; c < nchunks; ++c) {
+        std::optional<std::pair<std::size_t, DiagnosticError>> error;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          Chunk& slot = slots[c % window];
+          while (!slot.ready) {
+            // Help: claim the next unclaimed chunk if its slot is free, else wait.
+            std::size_t claim = next.load();
+            if (claim < nchunks && claim < consumed + window && next.compare_exchange_strong(claim, claim + 1)) {
+              lock.unlock();
+              compute(claim, own, own_scratch, own_sigs);
+              lock.lock();
+              deliver(own, slots[claim % window]);
+              cv.notify_all();
+              continue;
+            }
+            cv.wait(lock, [&] { return slot.ready || (next.load() < nchunks && next.load() < consumed + window); });
+          }
+          std::swap(outs, slot.outs);
+          error = std::move(slot.error);
+          slot.error.reset();
+          slot.ready = false;
+          consumed = c + 1;
+        }
+        cv.notify_all();
+        // The first failing point in enumeration order decides the error: deterministic.
+        if (error) fail(*error);
+        consume(outs, c * kChunk);
+      }
+    } catch (...) {
+      halt();
+      throw;
+    }
+    halt();
+  }
+
+  // Ranking for searches, kept to the best `top_` (or the Pareto front) as points stream in.
+  bool better(const PointOut& a, const PointOut& b, std::size_t obj) const {
+    const int c = compare(a.objectives[obj].n, b.objectives[obj].n);
+    return maximize_[obj] ? c > 0 : c < 0;
+  }
+
+  void offer(std::vector<std::pair<std::size_t, PointOut>>& best, std::size_t index, PointOut o) {
+    if (pareto_) {
+      // Keep the non-dominated set; a point equal in both objectives to a kept one is kept too.
+      for (const auto& [i, b] : best) {
+        const bool no_worse = !better(o, b, 0) && !better(o, b, 1);
+        if (no_worse && (better(b, o, 0) || better(b, o, 1))) return;
+      }
+      std::erase_if(best, [&](const auto& e) {
+        const PointOut& b = e.second;
+        return !better(b, o, 0) && !better(b, o, 1) && (better(o, b, 0) || better(o, b, 1));
+      });
+      best.emplace_back(index, std::move(o));
+      return;
+    }
+    // Stable: a later point must be strictly better to overtake (ties keep enumeration order,
+    // as Python's sorted() in mlsysim's DSE).
+    auto pos = std::find_if(best.begin(), best.end(), [&](const auto& e) { return better(o, e.second, 0); });
+    if (static_cast<std::size_t>(pos - best.begin()) >= top_) return;
+    best.insert(pos, {index, std::move(o)});
+    if (best.size() > top_) best.pop_back();
+  }
+
+  void front_sort(std::vector<std::pair<std::size_t, PointOut>>& best) const {
+    std::stable_sort(best.begin(), best.end(), [&](const auto& a, const auto& b) {
+      return better(a.second, b.second, 0) || (!better(b.second, a.second, 0) && a.first < b.first);
+    });
+  }
+
+  static Diagnostic make_error(ErrorKind k, Span s, std::string msg) {
+    Diagnostic d;
+    d.kind = k;
+    d.span = s;
+    d.message = std::move(msg);
+    return d;
+  }
+
+  std::string point_text(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
+    auto key = key_of(domains, index);
+    std::string s;
+    std::size_t k = 0;
+    for (const auto& b : s_.bindings)
+      for (std::size_t i = 0; i < b.names.size(); ++i, ++k) {
+        if (!s.empty()) s += ", ";
+        s += sym_name(b.names[i]) + " = " + format_value(key[k], Display{});
+      }
+    return s;
+  }
+
+  std::vector<std::vector<Value>> domain(Evaluator& ev, const Binding& b) {
+    std::vector<std::vector<Value>> out;
+    if (b.zip) {
+      std::vector<Value> lists;
+      for (const auto& d : b.domains) lists.push_back(ev.eval_in(*d, s_.nslots));
+      if (lists.size() != b.names.size())
+        throw DiagnosticError{make_error(
+            ErrorKind::sweep_decl, b.span,
+            "zip binds " + std::to_string(b.names.size()) + " names to " + std::to_string(lists.size()) + " lists")};
+      const std::size_t n = lists[0].list().items.size();
+      for (std::size_t i = 1; i < lists.size(); ++i)
+        if (lists[i].list().items.size() != n)
+          throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.domains[i]->span,
+                                           "zip lists differ in length: " + std::to_string(n) + " and " +
+                                               std::to_string(lists[i].list().items.size()))};
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<Value> tuple;
+        for (const auto& l : lists) tuple.push_back(l.list().items[i]);
+        out.push_back(std::move(tuple));
+      }
+      return out;
+    }
+    Value from = ev.eval_in(*b.domains[0], s_.nslots);
+    if (!b.range_to) {
+      for (const auto& x : from.list().items) out.push_back({x});
+      return out;
+    }
+    Value to = ev.eval_in(*b.range_to, s_.nslots);
+    Value step = b.step ? ev.eval_in(*b.step, s_.nslots) : Value::number(Num::of_int(1));
+    const bool mul = b.step_op == '*';
+    const Expr& at = *b.domains[0];
+    if (mul ? compare(step.n, Num::of_int(1)) <= 0 : compare(step.n, Num::of_int(0)) <= 0)
+      throw DiagnosticError{
+          make_error(ErrorKind::sweep_decl, b.step ? b.step->span : b.span,
+                     mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
+    if (mul && compare(from.n, Num::of_int(0)) <= 0)
+      throw DiagnosticError{make_error(ErrorKind::sweep_decl, at.span, "a multiplicative range starts above 0")};
+    // Long ranges are generated in binary64 (they run on the fast path anyway); each value is
+    // from + i*step (or from * step^i), so errors do not accumulate.
+    const double span = mul ? std::log(to.n.d / from.n.d) / std::log(step.n.d) : (to.n.d - from.n.d) / step.n.d;
+    if (span > static_cast<double>(opt_.exact_limit)) {
+      const double n = std::floor(span + 1e-9) + 1;
+      if (n > static_cast<double>(opt_.max_points) + 1) {
+        out.resize(opt_.max_points + 1);  // the caller reports the cap
+        return out;
+      }
+      const DepSet d = ev.unite(from.deps, ev.unite(to.deps, step.deps));
+      for (double i = 0; i < n; ++i) {
+        const double x = mul ? from.n.d * std::pow(step.n.d, i) : from.n.d + i * step.n.d;
+        if (x > to.n.d * (1 + 1e-12)) break;
+        out.push_back({Value::number(Num::of_double(x), d)});
+      }
+      return out;
+    }
+    Value x = from;
+    while (compare(x.n, to.n) <= 0) {
+      out.push_back({x});
+      if (out.size() > opt_.max_points) break;  // the caller reports the cap
+      x = ev.arith(mul ? Op::mul : Op::add, x, step, at);
+    }
+    return out;
+  }
+
+  std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
+    std::vector<std::size_t> pick;
+    std::vector<Value> key;
+    key_of(domains, index, pick, key);
+    return key;
+  }
+
+  // Cartesian product, first binding outermost (itertools.product order): `key` receives the
+  // point's values (assigned in place, keeping its storage), `pick` the element chosen from
+  // each binding's domain.
+  void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+              std::vector<std::size_t>& pick, std::vector<Value>& key) const {
+    pick.resize(domains.size());
+    for (std::size_t b = domains.size(); b-- > 0;) {
+      pick[b] = index % domains[b].size();
+      index /= domains[b].size();
+    }
+    std::size_t width = 0;
+    for (std::size_t b = 0; b < domains.size(); ++b) width += domains[b][pick[b]].size();
+    key.resize(width);
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < domains.size(); ++b)
+      for (const auto& v : domains[b][pick[b]]) key[k++] = v;
+  }
+
+  // An `assert` inside the sweep body that is false at point `index`.
+  AssertOutcome failed_assert(const BodyItem& item, const std::vector<std::vector<std::vector<Value>>>& domains,
+                              std::size_t index) const {
+    AssertOutcome a;
+    a.ok = false;
+    a.span = item.exprs[0]->span;
+    a.text = std::string(p_.sources.slice(item.exprs[0]->span));
+    a.message = item.message;
+    a.detail = "at " + point_text(domains, index);
+    return a;
+  }
+
+  PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
+                 bool fast) {
+    const Evaluator::BudgetScope budget(ev);  // each point has its own step budget
+    PointOut o;
+    o.key = key_of(domains, index);
+    std::vector<Value> slots(static_cast<std::size_t>(std::max(s_.nslots, 1)));
+    std::size_t k = 0;
+    for (const auto& b : s_.bindings)
+      for (std::size_t i = 0; i < b.slots.size(); ++i, ++k) {
+        Value v = o.key[k];
+        if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
+        slots[static_cast<std::size_t>(b.slots[i])] = v;
+      }
+    const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
+    for (const auto& item : s_.body) {
+      switch (item.kind) {
+        case BK::let: slots[static_cast<std::size_t>(item.slot)] = ev.eval(*item.exprs[0], slots.data(), 0); break;
+        case BK::where:
+          if (!ev.eval(*item.exprs[0], slots.data(), 0).b) {
+            o.filtered = true;
+            return o;
+          }
+          break;
+        case BK::subject:
+          for (const auto& x : item.exprs)
+            if (!ev.eval(*x, slots.data(), 0).b) o.feasible = false;
+          break;
+        case BK::show:
+          for (const auto& sh : item.shows) {
+            Value v = ev.eval(*sh.expr, slots.data(), 0);
+            if (fast_deps) v.deps = ev.unite(v.deps, fast_deps);
+            o.cells.push_back(std::move(v));
+          }
+          break;
+        case BK::assert_: {
+          const Value v = ev.eval(*item.exprs[0], slots.data(), 0);
+          if (!v.b) o.failed.push_back(failed_assert(item, domains, index));
+          break;
+        }
+        case BK::maximize:
+        case BK::minimize: o.objectives.push_back(ev.eval(*item.exprs[0], slots.data(), 0)); break;
+        case BK::pareto:
+          for (const auto& x : item.exprs) o.objectives.push_back(ev.eval(*x, slots.data(), 0));
+          break;
+        case BK::top: break;
+      }
+    }
+    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+    return o;
+  }
+
+  // One point through the compiled program. Provenance comes from the signature cache; a new
+  // signature is evaluated once by the tree-walker, which must agree bit for bit.
+  void point_fast(Evaluator& ev, const fast::SweepProgram& prog,
+                  const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, fast::PointRun& run,
+                  std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
+    o.filtered = false;
+    o.feasible = true;
+    o.objectives.clear();
+    o.failed.clear();
+    std::vector<std::size_t>& pick = run.pick;
+    key_of(domains, index, pick, o.key);
+    // Which key positions changed since this worker's previous point: compiled code that
+    // depends on none of them is not re-run.
+    std::uint64_t changed = 0;
+    if (run.last_pick.size() != pick.size()) {
+      changed = ~std::uint64_t{0};
+    } else {
+      std::size_t k = 0;
+      for (std::size_t b = 0; b < pick.size(); ++b)
+        for (std::size_t i = 0; i < domains[b][pick[b]].size(); ++i, ++k)
+          if (pick[b] != run.last_pick[b]) changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
+    }
+    std::swap(run.last_pick, pick);
+    prog.run(o.key, changed, run);
+    if (run.status == fast::Status::bail) {
+      (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
+      throw DiagnosticError{
+          make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
+    }
+    if (run.status == fast::Status::filtered) {
+      o.filtered = true;
+      return;
+    }
+    auto value_of = [&](const fast::Slot& sl, DepSet d) {
+      const double x = prog.read(sl, run);
+      if (sl.kind == fast::Slot::K::boolean) return Value::boolean(x != 0, d);
+      if (sl.kind == fast::Slot::K::str) return Value::string(prog.string_of(x), d);
+      return Value::number(Num::of_double(x), d);
+    };
+    for (const auto& f : prog.feasibility())
+      if (prog.read(f, run) == 0) o.feasible = false;
+    for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
+    for (const auto& [cond, item] : prog.asserts())
+      if (prog.read(cond, run) == 0) o.failed.push_back(failed_assert(s_.body[item], domains, index));
+    // The previous point of this worker usually took the same branches.
+    const std::vector<DepSet>* deps = nullptr;
+    if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    const std::string sig = deps ? std::string() : std::string(run.sig.begin(), run.sig.end());
+    if (!deps)
+      if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
+    if (!deps) {
+      std::lock_guard<std::mutex> lock(sig_mu_);
+      if (auto it = sigs_.find(sig); it != sigs_.end()) deps = &it->second;
+    }
+    if (!deps) {
+      PointOut slow = point(ev, domains, index, true);
+      std::vector<DepSet> d;
+      for (std::size_t c = 0; c < prog.cells().size(); ++c) {
+        const Value& sv = slow.cells[c];
+        const Value fv = value_of(prog.cells()[c], 0);
+        const bool same =
+            sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
+            (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
+        if (!same)
+          throw DiagnosticError{make_error(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
+                                           "compiled sweep disagrees with the evaluator in column " +
+                                               std::to_string(c + 1) + " at " + point_text(domains, index))};
+        d.push_back(sv.deps);
+      }
+      std::lock_guard<std::mutex> lock(sig_mu_);
+      deps = &sigs_.emplace(sig, std::move(d)).first->second;
+    }
+    if (!sig.empty()) local_sigs.emplace(sig, deps);
+    if (run.last_deps != deps) {
+      run.last_sig = run.sig;
+      run.last_deps = deps;
+    }
+    // Numbers are written into the cells in place (they are cleared only to be refilled).
+    const std::size_t ncells = prog.cells().size();
+    o.cells.resize(ncells);
+    for (std::size_t c = 0; c < ncells; ++c) {
+      const fast::Slot& sl = prog.cells()[c];
+      Value& v = o.cells[c];
+      if (sl.kind != fast::Slot::K::num) {
+        v = value_of(sl, (*deps)[c]);
+        continue;
+      }
+      v.k = Value::K::num;
+      v.n.d = prog.read(sl, run);
+      v.n.ex.reset();
+      v.h.reset();
+      v.deps = (*deps)[c];
+    }
+    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+  }
+
+  Program& p_;
+  Checker& ck_;
+  const Config& cfg_;
+  const RunOptions& opt_;
+  const Stmt& s_;
+  bool has_subject_ = false;
+  std::string fallback_reason_;
+  std::size_t key_width_ = 0;  // values per sweep point (zip bindings contribute several)
+  std::mutex sig_mu_;
+  std::unordered_map<std::string, std::vector<DepSet>> sigs_;
+  bool pareto_ = false;
+  std::vector<bool> maximize_;
+  std::size_t top_ = 5;
+};
+
+}  // namespace
+
+void run_sweep(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s, RunSink& sink,
+               std::vector<AssertOutcome>& asserts) {
+  SweepRunner sr(p, ck, cfg, opt, s);
+  sr.run(sink, asserts);
+}
+
+}  // namespace mls

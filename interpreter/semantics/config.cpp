@@ -1,0 +1,211 @@
+// config.cpp — resolving presets, `use` and `set` from the prelude, the scenario and the command
+// line into one Config, creating the convention and override assumptions on the way.
+#include "config.hpp"
+
+#include <algorithm>
+
+#include "grammar/parse.hpp"
+#include "grammar/symbols.hpp"
+#include "resolve.hpp"
+
+namespace mls {
+
+namespace {
+
+struct Builder {
+  Program& p;
+  Checker& ck;
+  Config cfg;
+  bool ok = true;
+  // Keeps command-line expressions alive for the evaluator.
+  static std::vector<ExprP>& cli_exprs() {
+    static std::vector<ExprP> v;
+    return v;
+  }
+
+  std::string choices_of(const ConventionDef& c) {
+    std::string s;
+    for (const auto& ch : c.stmt->choices) s += (s.empty() ? "" : ", ") + sym_name(ch.name);
+    return s;
+  }
+
+  void use(const std::string& conv, Span conv_span, const std::string& choice, Span choice_span, const std::string& via,
+           Span at) {
+    const int ci = p.convention_index(intern(conv));
+    if (ci < 0) {
+      std::vector<std::string> names;
+      for (const auto& c : p.conventions) names.push_back(sym_name(c.name));
+      std::sort(names.begin(), names.end());
+      auto& d = p.diags.error(ErrorKind::convention_unknown, conv_span, "unknown convention '" + conv + "'");
+      const std::string near = closest(conv, names);
+      if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
+      d.help.push_back("`mls conventions` lists them with their choices");
+      ok = false;
+      return;
+    }
+    const ConventionDef& cd = p.conventions[static_cast<std::size_t>(ci)];
+    const int ch = cd.choice_index(intern(choice));
+    if (ch < 0) {
+      std::vector<std::string> names;
+      for (const auto& c : cd.stmt->choices) names.push_back(sym_name(c.name));
+      auto& d = p.diags.error(ErrorKind::convention_choice, choice_span,
+                              "convention '" + conv + "' has no choice '" + choice + "'");
+      const std::string near = closest(choice, names);
+      if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+      d.help.push_back("the choices are: " + choices_of(cd));
+      ok = false;
+      return;
+    }
+    cfg.conv[static_cast<std::size_t>(ci)] = ConvSel{ch, via, at, 0};
+  }
+
+  void set(const std::vector<Sym>& path, Span path_span, const Expr* value, int nslots, const std::string& via) {
+    const Decl* d = p.lookup(path.front());
+    if (!d || d->kind != RefKind::global) return;  // reported by the checker
+    Override o;
+    o.path = path;
+    o.value = value;
+    o.nslots = nslots;
+    std::string name;
+    for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
+    Assumption a;
+    a.kind = AssumptionKind::set;
+    a.name = name;
+    a.value = compact_text(p.sources.slice(value->span));
+    a.at =
+        value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
+    a.via = via;
+    o.atom = p.deps.add_assumption(std::move(a));
+    cfg.overrides[d->index].push_back(std::move(o));
+  }
+
+  // Applies a preset and, first, the presets it extends.
+  void apply_preset(int idx, std::vector<int>& stack) {
+    if (std::find(stack.begin(), stack.end(), idx) != stack.end()) {
+      p.diags.error(ErrorKind::convention_decl, p.presets[static_cast<std::size_t>(idx)].stmt->name_span,
+                    "preset '" + sym_name(p.presets[static_cast<std::size_t>(idx)].name) + "' extends itself");
+      ok = false;
+      return;
+    }
+    stack.push_back(idx);
+    const PresetDef& pd = p.presets[static_cast<std::size_t>(idx)];
+    if (pd.stmt->extends != kNoSym) {
+      const int base = p.preset_index(pd.stmt->extends);
+      if (base < 0) {
+        unknown_preset(sym_name(pd.stmt->extends), pd.stmt->extends_span);
+      } else {
+        apply_preset(base, stack);
+      }
+    }
+    const std::string via = "preset " + sym_name(pd.name);
+    for (const auto& it : pd.stmt->items) {
+      if (it.kind == SK::use)
+        use(sym_name(it.name), it.name_span, sym_name(it.choice), it.choice_span, via, it.span);
+      else
+        set(it.path, it.name_span, it.value.get(), pd.stmt->nslots, via);
+    }
+    stack.pop_back();
+  }
+
+  void unknown_preset(const std::string& name, Span at) {
+    std::vector<std::string> names;
+    for (const auto& q : p.presets) names.push_back(sym_name(q.name));
+    std::sort(names.begin(), names.end());
+    auto& d = p.diags.error(ErrorKind::preset_unknown, at, "unknown preset '" + name + "'");
+    const std::string near = closest(name, names);
+    if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    d.help.push_back("the presets are: " + all);
+    ok = false;
+  }
+};
+
+}  // namespace
+
+std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
+  Builder b{p, ck, {}};
+  b.cfg.conv.resize(p.conventions.size());
+  b.cfg.overrides.resize(p.globals.size());
+  for (std::size_t i = 0; i < p.conventions.size(); ++i) {
+    const ConventionDef& c = p.conventions[i];
+    b.cfg.conv[i] = ConvSel{c.default_choice, "default", c.stmt->default_span, 0};
+  }
+  // Which preset: command line, else the scenario's `preset NAME`, else mls.
+  std::string preset = kDefaultPreset;
+  std::string via = "default";
+  Span preset_at;
+  for (Stmt* s : p.main_stmts)
+    if (s->kind == SK::preset_select && sel.scenario_choices) {
+      preset = sym_name(s->name);
+      via = "scenario";
+      preset_at = s->name_span;
+    }
+  if (sel.preset) {
+    preset = *sel.preset;
+    via = "command line";
+    preset_at = Span{};
+  }
+  const int pi = p.preset_index(intern(preset));
+  if (pi < 0) {
+    b.unknown_preset(preset, preset_at);
+  } else {
+    std::vector<int> stack;
+    b.apply_preset(pi, stack);
+  }
+  b.cfg.preset = preset;
+  b.cfg.preset_via = via;
+  // The scenario's own choices.
+  for (Stmt* s : p.main_stmts) {
+    if (s->kind == SK::use && sel.scenario_choices)
+      b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
+    if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, "scenario");
+  }
+  // The command line wins.
+  for (const auto& [name, choice] : sel.uses) b.use(name, Span{}, choice, Span{}, "command line", Span{});
+  for (const auto& [name, text] : sel.sets) {
+    std::vector<Sym> path;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t dot = name.find('.', start);
+      path.push_back(intern(name.substr(start, dot - start)));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    const FileId f = p.sources.add("<command line: --set " + name + ">", text, false);
+    ExprP e = parse_expression(p.sources, f, p.diags);
+    if (!e) {
+      b.ok = false;
+      continue;
+    }
+    int nslots = 0;
+    const std::size_t before = p.diags.size();
+    resolve_global_expr(p, *e, nslots);
+    ck.check_override(path, Span{}, *e, nslots);
+    if (p.diags.size() != before) {
+      b.ok = false;
+      continue;
+    }
+    b.set(path, Span{}, e.get(), nslots, "command line");
+    Builder::cli_exprs().push_back(std::move(e));
+  }
+  // Convention atoms, now that every choice is final.
+  for (std::size_t i = 0; i < p.conventions.size(); ++i) {
+    auto& cs = b.cfg.conv[i];
+    const ConventionDef& c = p.conventions[i];
+    Assumption a;
+    a.kind = AssumptionKind::convention;
+    a.name = sym_name(c.name);
+    a.value = sym_name(c.stmt->choices[static_cast<std::size_t>(cs.choice)].name);
+    a.at = cs.at;
+    a.via = cs.via;
+    cs.atom = p.deps.add_assumption(std::move(a));
+  }
+  if (!b.ok) return std::nullopt;
+  return std::move(b.cfg);
+}
+
+}  // namespace mls

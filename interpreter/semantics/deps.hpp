@@ -1,0 +1,113 @@
+// deps.hpp — provenance: what every value depends on.
+// An atom is an assumption (a set parameter, a stdlib default, a registry field, a convention
+// choice, an approximation) or a taken branch (site, arm) used for regime notes. A value carries
+// an interned, sorted set of atoms (DepSet); every operation takes the union.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "grammar/source.hpp"
+
+namespace mls {
+
+using DepSet = std::uint32_t;  // interned set; 0 is the empty set
+using AtomId = std::uint32_t;
+
+// Printed in this order under a result.
+enum class AssumptionKind : std::uint8_t { convention, set, registry, default_, approx };
+[[nodiscard]] const char* kind_name(AssumptionKind k);
+
+struct Assumption {
+  AssumptionKind kind = AssumptionKind::default_;
+  std::string name;   // "mtbf_model", "DGX_H100.nics", "reliability.R"
+  std::string value;  // "node_series", "8", "300 s"
+  Span at;            // where the value was written (invalid: command line)
+  std::string via;    // who chose it: "preset mlsysim", "scenario", "command line", "default"
+};
+
+// Where an assumption was written, as "file:line"; "command line" for command-line settings and
+// "" for approximations that belong to no one place (exact arithmetic continued in binary64).
+[[nodiscard]] std::string assumption_place(const Sources& src, const Assumption& a);
+
+struct Site {
+  Span span;
+  std::string what;               // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"
+  std::vector<std::string> arms;  // arm labels in arm order
+};
+
+class Deps {
+ public:
+  Deps();
+  // Atoms are created before evaluation starts (single-threaded); evaluation only reads them.
+  AtomId add_assumption(Assumption a);
+  std::uint32_t add_site(Site s);  // returns site id (>= 1); creates one atom per arm
+  [[nodiscard]] AtomId branch_atom(std::uint32_t site, std::size_t arm) const {
+    return sites_[site].first_atom + static_cast<AtomId>(arm);
+  }
+
+  [[nodiscard]] bool is_assumption(AtomId a) const { return atoms_[a].assumption >= 0; }
+  [[nodiscard]] const Assumption& assumption(AtomId a) const {
+    return assumptions_[static_cast<std::size_t>(atoms_[a].assumption)];
+  }
+  [[nodiscard]] std::uint32_t atom_site(AtomId a) const { return atoms_[a].site; }
+  [[nodiscard]] std::uint32_t atom_arm(AtomId a) const { return atoms_[a].arm; }
+  [[nodiscard]] const Site& site(std::uint32_t id) const { return sites_[id].site; }
+  [[nodiscard]] std::size_t atom_count() const { return atoms_.size(); }
+  [[nodiscard]] std::size_t site_count() const { return sites_.size(); }
+
+  // Set interning; thread-safe.
+  [[nodiscard]] DepSet single(AtomId a);
+  [[nodiscard]] DepSet unite(DepSet a, DepSet b);
+  [[nodiscard]] DepSet of(std::vector<AtomId> atoms);
+  [[nodiscard]] const std::vector<AtomId>& atoms(DepSet s) const;
+  // Undo atoms and sites added after a mark (REPL rollback of a failed input).
+  struct Mark {
+    std::size_t atoms, assumptions, sites;
+  };
+  [[nodiscard]] Mark mark() const { return {atoms_.size(), assumptions_.size(), sites_.size()}; }
+  void rollback(Mark m);
+
+ private:
+  struct Atom {
+    std::int32_t assumption = -1;
+    std::uint32_t site = 0;
+    std::uint32_t arm = 0;
+  };
+  struct SiteRec {
+    Site site;
+    AtomId first_atom = 0;
+  };
+  std::vector<Atom> atoms_;
+  std::vector<Assumption> assumptions_;
+  std::vector<SiteRec> sites_;
+
+  // Interned sets live in fixed chunks so readers never see a reallocation.
+  static constexpr std::size_t kChunkBits = 12;
+  static constexpr std::size_t kChunks = 1u << 16;
+  struct Chunk {
+    std::array<std::vector<AtomId>, (1u << kChunkBits)> sets;
+  };
+  std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
+  std::atomic<std::uint32_t> count_{0};
+  std::mutex mu_;
+  struct VecHash {
+    std::size_t operator()(const std::vector<AtomId>& v) const;
+  };
+  std::unordered_map<std::vector<AtomId>, DepSet, VecHash> index_;
+  std::uint64_t generation_;  // distinguishes this table in per-thread caches
+  DepSet intern(std::vector<AtomId> v);
+
+ public:
+  ~Deps();
+  Deps(const Deps&) = delete;
+  Deps& operator=(const Deps&) = delete;
+};
+
+}  // namespace mls

@@ -1,0 +1,234 @@
+// natives.cpp — native functions: each with its type rule (dimensions); their evaluation is in
+// runtime/native_eval.cpp. Keep this the single registry; stdlib/natives.mls declares them for
+// users and docs.
+#include "natives.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "grammar/symbols.hpp"
+#include "kv_sim_type.hpp"
+#include "program.hpp"
+
+namespace mls {
+
+Diagnostic& NativeCheck::error(std::size_t arg, ErrorKind k, std::string msg) {
+  const Span s = arg < call.args.size() ? call.args[arg].value->span : call.span;
+  return diags.error(k, s, std::move(msg));
+}
+
+std::string NativeCheck::describe(std::size_t arg) const { return mls::describe(*args[arg], prog.units); }
+
+bool NativeCheck::loose() const {
+  return std::any_of(args.begin(), args.end(), [](const TypeP& t) { return is_loose(*t); });
+}
+
+std::optional<Num> NativeCheck::literal(std::size_t arg) const {
+  const Expr& e = *call.args[arg].value;
+  if (e.kind == EK::num && !e.unit) return e.num;
+  if (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num && !e.kids[0]->unit)
+    return neg(e.kids[0]->num);
+  return std::nullopt;
+}
+
+namespace {
+
+std::string fname(const NativeCheck& c) { return sym_name(c.call.name); }
+
+bool want_num(NativeCheck& c, std::size_t i) {
+  if (c.args[i]->k == Type::K::num) return true;
+  c.error(i, ErrorKind::type_mismatch, "'" + fname(c) + "' expects a number, got " + kind_word(*c.args[i]));
+  return false;
+}
+
+bool want_dimensionless(NativeCheck& c, std::size_t i, const char* why) {
+  if (!want_num(c, i)) return false;
+  if (c.args[i]->dim.none()) return true;
+  c.error(i, ErrorKind::dim_mismatch, "'" + fname(c) + "' needs a dimensionless number, got " + c.describe(i))
+      .help.push_back(why);
+  return false;
+}
+
+// ---- type rules ----
+
+TypeP t_same_numbers(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (!want_num(c, i)) return t_error();
+  for (std::size_t i = 1; i < c.args.size(); ++i)
+    if (c.args[i]->dim != c.args[0]->dim) {
+      auto& d = c.error(i, ErrorKind::dim_mismatch,
+                        "'" + fname(c) + "' compares " + c.describe(0) + " with " + c.describe(i));
+      d.notes.push_back({c.call.args[0].value->span, "this is " + c.describe(0)});
+      return t_error();
+    }
+  return t_num(c.args[0]->dim);
+}
+
+TypeP t_num_same(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  if (!want_num(c, 0)) return t_error();
+  return t_num(c.args[0]->dim);
+}
+
+TypeP t_rounding(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  if (!want_dimensionless(c, 0, "rounding depends on the unit; divide by a unit first, e.g. floor(x / 1 GB)"))
+    return t_error();
+  return t_num(Dim{});
+}
+
+TypeP t_transcendental(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (!want_dimensionless(c, i, "exp/log/pow of a quantity depends on its unit; divide by a unit first"))
+      return t_error();
+  return t_num(Dim{});
+}
+
+TypeP t_sqrt(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  if (!want_num(c, 0)) return t_error();
+  auto d = c.args[0]->dim.pow(1, 2);
+  if (!d) {
+    c.error(0, ErrorKind::dim_mismatch, "the square root of " + c.describe(0) + " has no representable dimension");
+    return t_error();
+  }
+  return t_num(*d);
+}
+
+TypeP t_len(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  if (c.args[0]->k != Type::K::list) {
+    c.error(0, ErrorKind::type_mismatch, "'len' expects a list, got " + kind_word(*c.args[0]));
+    return t_error();
+  }
+  return t_num(Dim{});
+}
+
+TypeP t_sum(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  const TypeP& l = c.args[0];
+  if (l->k != Type::K::list || (l->elem && l->elem->k != Type::K::num)) {
+    c.error(0, ErrorKind::type_mismatch, "'" + fname(c) + "' expects a list of numbers, got " + c.describe(0));
+    return t_error();
+  }
+  return t_num(l->elem ? l->elem->dim : Dim{});
+}
+
+TypeP t_at(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  if (c.args[0]->k != Type::K::list) {
+    c.error(0, ErrorKind::type_mismatch, "'at' expects a list, got " + kind_word(*c.args[0]));
+    return t_error();
+  }
+  if (!want_dimensionless(c, 1, "an index is a plain count")) return t_error();
+  return c.args[0]->elem ? c.args[0]->elem : t_error();
+}
+
+TypeP t_field_or(NativeCheck& c) {
+  if (c.loose()) return c.args.size() > 2 ? c.args[2] : t_error();
+  if (c.args[0]->k != Type::K::record) {
+    c.error(0, ErrorKind::type_mismatch, "'field_or' expects a record, got " + kind_word(*c.args[0]));
+    return t_error();
+  }
+  if (c.args[1]->k != Type::K::str) {
+    c.error(1, ErrorKind::type_mismatch, "'field_or' expects a field name string, got " + kind_word(*c.args[1]));
+    return t_error();
+  }
+  // Every field that could be picked must have the default's type.
+  const Expr& key = *c.call.args[1].value;
+  for (const auto& [name, t] : c.args[0]->fields) {
+    if (key.kind == EK::str && sym_name(name) != key.str) continue;
+    if (!same_type(*t, *c.args[2])) {
+      c.error(
+          2, ErrorKind::dim_mismatch,
+          "field '" + sym_name(name) + "' is " + describe(*t, c.prog.units) + " but the default is " + c.describe(2));
+      return t_error();
+    }
+  }
+  return c.args[2];
+}
+
+TypeP t_has_field(NativeCheck& c) {
+  if (c.loose()) return t_bool();
+  if (c.args[0]->k != Type::K::record || c.args[1]->k != Type::K::str)
+    c.error(0, ErrorKind::type_mismatch, "'has_field' expects a record and a field name string");
+  return t_bool();
+}
+
+TypeP t_error_fn(NativeCheck& c) {
+  if (!c.loose() && c.args[0]->k != Type::K::str)
+    c.error(0, ErrorKind::type_mismatch, "'error' expects a message string, got " + kind_word(*c.args[0]));
+  return t_pending();  // never returns: compatible with any type
+}
+
+TypeP t_clamp(NativeCheck& c) { return t_same_numbers(c); }
+
+TypeP t_erlang_c(NativeCheck& c) {
+  if (c.loose()) return t_error();
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    if (!want_dimensionless(c, i, "servers and offered load (arrival rate / service rate) are plain numbers"))
+      return t_error();
+  return t_num(Dim{});
+}
+
+// The rows in NativeId order, so that native_table()[id] is the row of `id`.
+constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
+    {NativeId::max, "max", 2, true, false, t_same_numbers, "the larger of two quantities"},
+    {NativeId::min, "min", 2, true, false, t_same_numbers, "the smaller of two quantities"},
+    {NativeId::clamp, "clamp", 3, true, false, t_clamp, "x limited to [lo, hi]"},
+    {NativeId::abs, "abs", 1, false, false, t_num_same, "absolute value"},
+    {NativeId::floor, "floor", 1, false, false, t_rounding, "largest integer <= x"},
+    {NativeId::ceil, "ceil", 1, false, false, t_rounding, "smallest integer >= x"},
+    {NativeId::round, "round", 1, false, false, t_rounding, "nearest integer, halves away from zero"},
+    {NativeId::sqrt, "sqrt", 1, false, true, t_sqrt, "square root (binary64)"},
+    {NativeId::exp, "exp", 1, false, true, t_transcendental, "e^x (binary64)"},
+    {NativeId::ln, "ln", 1, false, true, t_transcendental, "natural logarithm (binary64)"},
+    {NativeId::log2, "log2", 1, false, true, t_transcendental, "base-2 logarithm (binary64)"},
+    {NativeId::log10, "log10", 1, false, true, t_transcendental, "base-10 logarithm (binary64)"},
+    {NativeId::pow, "pow", 2, false, true, t_transcendental, "x^y for real y (binary64)"},
+    {NativeId::len, "len", 1, false, false, t_len, "number of list elements"},
+    {NativeId::sum, "sum", 1, false, false, t_sum, "sum of a list of quantities"},
+    {NativeId::at, "at", 2, false, false, t_at, "list element by 0-based index"},
+    {NativeId::field_or, "field_or", 3, false, false, t_field_or, "a record's field by name, or a default"},
+    {NativeId::has_field, "has_field", 2, false, false, t_has_field, "whether a record has a field"},
+    {NativeId::error, "error", 1, false, false, t_error_fn, "stop with a runtime error"},
+    {NativeId::erlang_c, "erlang_c", 2, false, true, t_erlang_c, "M/M/c probability of waiting (Erlang C, log space)"},
+    {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
+     "paged vs static KV allocation simulation"},
+}};
+
+constexpr bool rows_in_id_order() {
+  for (std::size_t i = 0; i < kNatives.size(); ++i)
+    if (static_cast<std::size_t>(kNatives[i].id) != i) return false;
+  return true;
+}
+static_assert(rows_in_id_order(), "natives.cpp: the table's rows must follow NativeId");
+
+}  // namespace
+
+std::span<const NativeImpl> native_table() { return kNatives; }
+
+int find_native(std::string_view name) {
+  const auto& t = native_table();
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (name == t[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+std::size_t native_arity(int impl) { return native_table()[static_cast<std::size_t>(impl)].arity; }
+bool native_branchy(int impl) { return native_table()[static_cast<std::size_t>(impl)].branchy; }
+bool native_approximates(int impl) { return native_table()[static_cast<std::size_t>(impl)].approximates; }
+
+void check_natives_declared(Program& p) {
+  for (const auto& n : native_table()) {
+    const bool declared =
+        std::any_of(p.natives.begin(), p.natives.end(), [&](const NativeDef& d) { return sym_name(d.name) == n.name; });
+    if (!declared)
+      p.diags.error(ErrorKind::internal, Span{},
+                    std::string("native '") + n.name + "' is implemented but not declared in the prelude");
+  }
+}
+
+}  // namespace mls

@@ -1,0 +1,82 @@
+// natives.hpp — the one table of native (C++) functions. The prelude declares each by signature
+// (`native sqrt(x) "..."`); this table gives its type rule, and its id names its evaluation
+// (runtime/native_eval.cpp) and its compiled form (runtime/fastpath.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grammar/diagnostic.hpp"
+#include "types.hpp"
+
+namespace mls {
+
+class Program;
+
+// Every native, in table order. The evaluator and the fast path switch on it, so a new native
+// without an evaluation fails to compile (a static_assert in native_eval.cpp), and one the fast
+// path has not decided about fails -Wswitch there.
+enum class NativeId : std::uint8_t {
+  max,
+  min,
+  clamp,
+  abs,
+  floor,
+  ceil,
+  round,
+  sqrt,
+  exp,
+  ln,
+  log2,
+  log10,
+  pow,
+  len,
+  sum,
+  at,
+  field_or,
+  has_field,
+  error,
+  erlang_c,
+  kv_alloc_sim,  // keep last (kNativeCount)
+};
+inline constexpr std::size_t kNativeCount = static_cast<std::size_t>(NativeId::kv_alloc_sim) + 1;
+
+// What a type rule sees: argument types and spans; it reports errors itself.
+struct NativeCheck {
+  Program& prog;
+  const Expr& call;
+  std::vector<TypeP> args;
+  Diagnostics& diags;
+  Diagnostic& error(std::size_t arg, ErrorKind k, std::string msg);
+  [[nodiscard]] std::string describe(std::size_t arg) const;
+  [[nodiscard]] bool loose() const;  // any argument already in error: stay quiet
+  // Constant value of an argument when it is a literal (exponents of dimensioned pow).
+  [[nodiscard]] std::optional<Num> literal(std::size_t arg) const;
+};
+
+using TypeRule = TypeP (*)(NativeCheck&);
+
+struct NativeImpl {
+  NativeId id;  // == the row's index (checked at compile time)
+  const char* name;
+  std::size_t arity;
+  bool branchy;       // the result comes from one argument: a branch site (regime notes)
+  bool approximates;  // may leave exact arithmetic (sqrt, exp, ...)
+  TypeRule type;
+  const char* doc;
+};
+
+[[nodiscard]] std::span<const NativeImpl> native_table();
+[[nodiscard]] int find_native(std::string_view name);
+[[nodiscard]] std::size_t native_arity(int impl);
+[[nodiscard]] bool native_branchy(int impl);
+[[nodiscard]] bool native_approximates(int impl);
+// Every C++ native must be declared by the prelude (and vice versa): reported as internal errors.
+void check_natives_declared(Program& p);
+
+}  // namespace mls

@@ -1,0 +1,132 @@
+// program.hpp — a loaded program: prelude + scenario files, their declarations, and the tables
+// that every later phase reads (units, globals, functions, conventions, presets, sites, atoms).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "deps.hpp"
+#include "grammar/ast.hpp"
+#include "grammar/diagnostic.hpp"
+#include "types.hpp"
+#include "units.hpp"
+
+namespace mls {
+
+struct GlobalDef {
+  Sym name = kNoSym;
+  Stmt* stmt = nullptr;
+  bool stdlib = false;
+  bool literal = false;  // RHS is a literal: a parameter and an assumption of its own
+  TypeP type;            // filled by the checker
+  int check_state = 0;   // 0 unchecked, 1 checking (cycle detection), 2 done
+};
+
+struct FunctionDef {
+  Sym name = kNoSym;
+  Stmt* stmt = nullptr;
+  bool stdlib = false;
+};
+
+struct NativeDef {
+  Sym name = kNoSym;
+  Stmt* stmt = nullptr;  // the prelude's `native` declaration (names and docs)
+  int impl = -1;         // index into natives()
+};
+
+struct ConventionDef {
+  Sym name = kNoSym;
+  Stmt* stmt = nullptr;
+  int default_choice = 0;
+  [[nodiscard]] int choice_index(Sym s) const;
+};
+
+struct PresetDef {
+  Sym name = kNoSym;
+  Stmt* stmt = nullptr;
+  int extends = -1;
+};
+
+struct Decl {
+  RefKind kind = RefKind::none;  // global, function, native, convention
+  std::uint32_t index = 0;
+  Span span;
+};
+
+// Reads a file for `import` and for the main scenario; replaceable in tests and the fuzzer.
+using FileReader = std::function<std::optional<std::string>(const std::string& path)>;
+
+class Program {
+ public:
+  Program();
+  Sources sources;
+  Diagnostics diags;
+  UnitTable units;
+  Deps deps;
+  std::deque<Module> modules;
+  std::vector<GlobalDef> globals;
+  std::vector<FunctionDef> functions;
+  std::vector<NativeDef> natives;
+  std::vector<ConventionDef> conventions;
+  std::vector<PresetDef> presets;
+  std::unordered_map<Sym, Decl> scope;
+  FileId main_file = kNoFile;
+  std::vector<Stmt*> main_stmts;  // statements of the main file, in order (run by `mls run`)
+  FileReader reader;
+  bool loading_stdlib = false;
+
+  // Loads every embedded stdlib file. Returns false (with diagnostics) if the prelude is broken.
+  bool load_prelude();
+  // Loads a scenario file and its imports; its statements become main_stmts.
+  bool load_main(const std::string& path);
+  // Loads source text as the main file (REPL inputs, tests).
+  bool load_main_text(const std::string& name, std::string text);
+  // Declares and resolves a module that was parsed separately (REPL); returns false on errors.
+  bool add_module(Module m, bool is_main);
+
+  // REPL: decides whether a new top-level definition may replace an existing one (`let x = 2`
+  // after `let x = 1` at the prompt). Unset (files): every redefinition is an error.
+  // `after_resolve` replaces it once the new module is resolved, so that the module's own
+  // references — `let x = x + 1` — still read the previous definition.
+  enum class Redefine { no, now, after_resolve };
+  std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
+
+  // Everything an input can change, for the REPL's transactional inputs: an input that fails in
+  // any phase is undone with rollback(mark) and the session is exactly as before. Vectors of
+  // definitions are copied whole (the checker writes types into existing entries); append-only
+  // tables are cut back to their length.
+  struct Mark {
+    std::size_t sources, diags, modules, natives, main_stmts, loaded_paths;
+    std::vector<GlobalDef> globals;
+    std::vector<FunctionDef> functions;
+    std::vector<ConventionDef> conventions;
+    std::vector<PresetDef> presets;
+    std::unordered_map<Sym, Decl> scope;
+    FileId main_file;
+    UnitTable units;
+    Deps::Mark deps;
+  };
+  [[nodiscard]] Mark mark() const;
+  void rollback(const Mark& m);
+
+  [[nodiscard]] const Decl* lookup(Sym s) const;
+  [[nodiscard]] int convention_index(Sym s) const;
+  [[nodiscard]] int preset_index(Sym s) const;
+  [[nodiscard]] std::vector<std::string> global_names() const;
+  [[nodiscard]] bool is_stdlib(FileId f) const { return f != kNoFile && sources.get(f).is_stdlib; }
+
+ private:
+  bool load_file(const std::string& path, Span from, std::vector<std::string>& stack, bool is_main);
+  void declare(Module& m);
+  void declare_units(Module& m);
+  std::vector<std::string> loaded_paths_;
+  std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module
+};
+
+// Canonical text of a literal expression for assumption values ("50000 h", "-3", "true").
+[[nodiscard]] bool is_literal(const Expr& e);
+
+}  // namespace mls

@@ -1,0 +1,307 @@
+// resolve.cpp — binds names to slots/declarations, numbers frames, creates branch sites and
+// the assumptions of literals (parameters, registry fields, parameter defaults).
+#include "resolve.hpp"
+
+#include <algorithm>
+
+#include "grammar/symbols.hpp"
+#include "natives.hpp"
+
+namespace mls {
+
+std::string compact_text(std::string_view s, std::size_t max) {
+  std::string out;
+  bool space = false;
+  bool in_comment = false;
+  for (char c : s) {
+    if (in_comment) {
+      if (c == '\n') in_comment = false;
+      continue;
+    }
+    if (c == '#') {
+      in_comment = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  return out;
+}
+
+namespace {
+
+class Resolver {
+ public:
+  Resolver(Program& p, bool stdlib, const std::vector<Sym>* broken = nullptr)
+      : p_(p), stdlib_(stdlib), broken_(broken) {}
+
+  int nslots() const { return max_; }
+
+  int push(Sym name, Span span) {
+    locals_.push_back({name, next_, span});
+    const int slot = next_++;
+    max_ = std::max(max_, next_);
+    return slot;
+  }
+  std::size_t mark() const { return locals_.size(); }
+  void pop_to(std::size_t m) { locals_.resize(m); }
+
+  // Literal leaves of a value bound to `path` become assumptions.
+  void literal_atoms(Expr& e, const std::string& path, AssumptionKind kind) {
+    if (is_literal(e)) {
+      Assumption a;
+      a.kind = kind;
+      a.name = path;
+      a.value = compact_text(p_.sources.slice(e.span));
+      a.at = e.span;
+      a.via = stdlib_ ? "stdlib" : "scenario";
+      e.atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      return;
+    }
+    if (e.kind == EK::record) {
+      for (auto& it : e.items)
+        if (!it.is_let) literal_atoms(*it.value, path + "." + sym_name(it.name), kind);
+    } else if (e.kind == EK::with) {
+      for (auto& w : e.with_items) {
+        std::string sub = path;
+        for (Sym s : w.path) sub += "." + sym_name(s);
+        literal_atoms(*w.value, sub, kind);
+      }
+    } else if (e.kind == EK::convert) {
+      literal_atoms(*e.kids[0], path, kind);
+    }
+  }
+
+  void params(std::vector<Param>& ps, const std::string& fname) {
+    // Defaults see the parameters before them, so push as we go.
+    for (auto& prm : ps) {
+      if (prm.default_value) {
+        expr(*prm.default_value);
+        literal_atoms(*prm.default_value, fname + "." + sym_name(prm.name),
+                      stdlib_ ? AssumptionKind::default_ : AssumptionKind::set);
+      }
+      for (std::size_t i = 0; i < locals_.size(); ++i)
+        if (locals_[i].name == prm.name)
+          p_.diags.error(ErrorKind::name_duplicate, prm.span, "parameter '" + sym_name(prm.name) + "' is listed twice");
+      prm.slot = push(prm.name, prm.span);
+    }
+  }
+
+  void expr(Expr& e) {
+    switch (e.kind) {
+      case EK::num:
+      case EK::boolean:
+      case EK::str: return;
+      case EK::name: name(e); return;
+      case EK::call: call(e); return;
+      case EK::record: {
+        const std::size_t m = mark();
+        for (auto& it : e.items) {
+          expr(*it.value);
+          it.slot = push(it.name, it.name_span);
+        }
+        pop_to(m);
+        return;
+      }
+      case EK::with:
+        expr(*e.kids[0]);
+        for (auto& w : e.with_items) expr(*w.value);
+        return;
+      case EK::if_:
+        for (auto& k : e.kids) expr(*k);
+        e.site = p_.deps.add_site(Site{e.span,
+                                       "if " + compact_text(p_.sources.slice(e.kids[0]->span)),
+                                       {compact_text(p_.sources.slice(e.kids[1]->span), 40),
+                                        compact_text(p_.sources.slice(e.kids[2]->span), 40)}});
+        return;
+      case EK::match: {
+        expr(*e.kids[0]);
+        std::vector<std::string> arms;
+        for (auto& a : e.arms) {
+          expr(*a.body);
+          std::string label;
+          for (const auto& pat : a.patterns) {
+            if (!label.empty()) label += " | ";
+            label += compact_text(p_.sources.slice(pat.span), 30);
+          }
+          arms.push_back(label);
+        }
+        e.site = p_.deps.add_site(Site{e.span, "match " + compact_text(p_.sources.slice(e.kids[0]->span)), arms});
+        return;
+      }
+      default:
+        for (auto& k : e.kids) expr(*k);
+        return;
+    }
+  }
+
+  void stmt(Stmt& s) {
+    switch (s.kind) {
+      case SK::let:
+        if (s.has_params) {
+          params(s.params, sym_name(s.name));
+          expr(*s.value);
+        } else {
+          expr(*s.value);
+          if (s.literals_are_assumptions)
+            literal_atoms(*s.value, sym_name(s.name),
+                          stdlib_
+                              ? (s.value->kind == EK::record || s.value->kind == EK::with ? AssumptionKind::registry
+                                                                                          : AssumptionKind::default_)
+                              : AssumptionKind::set);
+        }
+        break;
+      case SK::native: {
+        params(s.params, sym_name(s.name));
+        const int impl = find_native(sym_name(s.name));
+        // Only the prelude declares natives (declare() rejects them elsewhere).
+        if (stdlib_ && impl >= 0 && native_arity(impl) != s.params.size())
+          p_.diags.error(
+              ErrorKind::internal, s.name_span,
+              "native '" + sym_name(s.name) + "' takes " + std::to_string(native_arity(impl)) + " parameters in C++");
+        break;
+      }
+      case SK::show:
+      case SK::assert_:
+        for (auto& it : s.shows) expr(*it.expr);
+        break;
+      case SK::set: expr(*s.value); break;
+      case SK::preset_def:
+        for (auto& it : s.items)
+          if (it.kind == SK::set) expr(*it.value);
+        break;
+      case SK::sweep:
+      case SK::search:
+        for (auto& b : s.bindings) {
+          for (auto& d : b.domains) expr(*d);
+          if (b.range_to) expr(*b.range_to);
+          if (b.step) expr(*b.step);
+        }
+        // Domains are evaluated outside the sweep; variables are visible only in the body.
+        for (auto& b : s.bindings)
+          for (std::size_t i = 0; i < b.names.size(); ++i) {
+            for (const auto& l : locals_)
+              if (l.name == b.names[i])
+                p_.diags.error(ErrorKind::name_duplicate, b.name_spans[i],
+                               "sweep variable '" + sym_name(b.names[i]) + "' is bound twice");
+            b.slots.push_back(push(b.names[i], b.name_spans[i]));
+          }
+        for (auto& item : s.body) {
+          for (auto& x : item.exprs) expr(*x);
+          for (auto& sh : item.shows) expr(*sh.expr);
+          if (item.kind == BK::let) item.slot = push(item.name, item.span);
+        }
+        break;
+      default: break;
+    }
+    s.nslots = max_;
+  }
+
+ private:
+  struct Local {
+    Sym name;
+    int slot;
+    Span span;
+  };
+
+  void name(Expr& e) {
+    if (e.name == kNoSym) return;  // the parser's stand-in for a cut expression (reported there)
+    for (auto it = locals_.rbegin(); it != locals_.rend(); ++it)
+      if (it->name == e.name) {
+        e.ref = Ref{RefKind::local, static_cast<std::uint32_t>(it->slot)};
+        return;
+      }
+    if (const Decl* d = p_.lookup(e.name)) {
+      e.ref = Ref{d->kind, d->index};
+      return;
+    }
+    unknown(e.name, e.span, "name");
+  }
+
+  void call(Expr& e) {
+    for (auto& a : e.args) expr(*a.value);
+    for (const auto& l : locals_)
+      if (l.name == e.name) {
+        auto& d = p_.diags.error(ErrorKind::type_mismatch, e.name_span,
+                                 "'" + sym_name(e.name) + "' is a value, not a function");
+        d.notes.push_back({l.span, "defined here"});
+        return;
+      }
+    const Decl* d = p_.lookup(e.name);
+    if (!d) {
+      unknown(e.name, e.name_span, "function");
+      return;
+    }
+    e.ref = Ref{d->kind, d->index};
+    if (d->kind != RefKind::function && d->kind != RefKind::native) {
+      auto& dg = p_.diags.error(ErrorKind::type_mismatch, e.name_span, "'" + sym_name(e.name) + "' is not a function");
+      dg.notes.push_back({d->span, "defined here"});
+      return;
+    }
+    if (d->kind == RefKind::native) {
+      const int impl = p_.natives[d->index].impl;
+      if (native_branchy(impl)) {
+        std::vector<std::string> arms;
+        for (const auto& a : e.args) arms.push_back(compact_text(p_.sources.slice(a.value->span), 40));
+        e.site = p_.deps.add_site(Site{e.span, compact_text(p_.sources.slice(e.span)), arms});
+      }
+      if (native_approximates(impl)) {
+        Assumption a;
+        a.kind = AssumptionKind::approx;
+        a.name = sym_name(e.name);
+        a.value = "binary64";
+        a.at = e.span;
+        a.via = "arithmetic";
+        e.approx_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      }
+    }
+  }
+
+  void unknown(Sym s, Span span, const char* what) {
+    // A definition in this file that failed to parse was reported already (so the file fails
+    // anyway); its uses would only repeat it.
+    if (broken_ && std::find(broken_->begin(), broken_->end(), s) != broken_->end()) return;
+    auto& d = p_.diags.error(ErrorKind::name_unknown, span, std::string("unknown ") + what + " '" + sym_name(s) + "'");
+    // Suggestions scan every name: after many errors (a file of unknown names) they stop.
+    if (p_.diags.size() > kMaxSuggestedDiagnostics) return;
+    std::vector<std::string> cands;
+    for (const auto& l : locals_) cands.push_back(sym_name(l.name));
+    std::sort(cands.begin(), cands.end());
+    std::string near = closest(sym_name(s), cands);
+    if (near.empty()) near = closest(sym_name(s), p_.global_names());
+    if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+    if (p_.units.lookup_atom(sym_name(s)))
+      d.help.push_back("'" + sym_name(s) + "' is a unit; units follow a number: `1 " + sym_name(s) + "`");
+  }
+
+  Program& p_;
+  bool stdlib_;
+  const std::vector<Sym>* broken_;
+  std::vector<Local> locals_;
+  int next_ = 0;
+  int max_ = 0;
+};
+
+}  // namespace
+
+void resolve_module(Program& p, Module& m) {
+  const bool stdlib = p.is_stdlib(m.file);
+  for (Stmt& s : m.stmts) {
+    Resolver r(p, stdlib, &m.broken);
+    r.stmt(s);
+  }
+}
+
+void resolve_global_expr(Program& p, Expr& e, int& nslots) {
+  Resolver r(p, false);
+  r.expr(e);
+  nslots = r.nslots();
+}
+
+}  // namespace mls

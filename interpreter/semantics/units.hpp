@@ -1,0 +1,118 @@
+// units.hpp — dimensions (exponent vectors over prelude-declared bases) and the unit table.
+// Nothing here knows a unit by name: the prelude (stdlib/units.mls) declares all of them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "grammar/number.hpp"
+#include "grammar/source.hpp"
+
+namespace mls {
+
+inline constexpr int kMaxBaseDims = 16;
+// Exponents are stored in sixths so that sqrt (1/2) and cube roots (1/3) stay exact.
+inline constexpr int kDimDen = 6;
+// Largest exponent magnitude, in sixths (s^5000 is the most a dimension can say).
+inline constexpr int kMaxDimExponent = 30000;
+
+struct Dim {
+  std::array<std::int16_t, kMaxBaseDims> e{};
+
+  [[nodiscard]] bool none() const {
+    for (auto x : e)
+      if (x != 0) return false;
+    return true;
+  }
+  [[nodiscard]] bool operator==(const Dim& o) const { return e == o.e; }
+  [[nodiscard]] bool operator!=(const Dim& o) const { return e != o.e; }
+  // Product and quotient; nullopt if an exponent leaves [-kMaxDimExponent, kMaxDimExponent]
+  // (`s^1000 * s^1000 * ...` or a function squaring its argument at every level).
+  [[nodiscard]] std::optional<Dim> times(const Dim& o) const;
+  [[nodiscard]] std::optional<Dim> over(const Dim& o) const;
+  // Raise to num/den; nullopt if an exponent would leave the sixths grid or overflow.
+  [[nodiscard]] std::optional<Dim> pow(std::int64_t num, std::int64_t den) const;
+  [[nodiscard]] std::size_t hash() const;
+};
+
+struct DimensionDef {
+  std::string name;
+  Dim dim;
+  bool base = false;
+  std::string description;
+  Span decl;
+};
+
+struct UnitDef {
+  std::string name;
+  Num factor;  // value of 1 unit in base units (exact)
+  Dim dim;
+  std::vector<std::string> prefix_sets;
+  std::string description;
+  Span decl;
+};
+
+struct PrefixSet {
+  std::string name;
+  std::vector<std::pair<std::string, Num>> prefixes;
+  Span decl;
+};
+
+struct ResolvedUnit {
+  Num factor;
+  Dim dim;
+};
+
+struct DisplayUnit {
+  std::string text;
+  Num factor;
+};
+
+class UnitTable {
+ public:
+  // Declarations (from the prelude). Return false on duplicates / overflow of base slots.
+  bool add_base_dimension(const std::string& name, std::string description, Span decl);
+  bool add_derived_dimension(const std::string& name, Dim dim, std::string description, Span decl);
+  bool add_prefix_set(PrefixSet ps);
+  bool add_unit(UnitDef u);
+  void add_display(DisplayUnit d, Dim dim);
+
+  [[nodiscard]] const DimensionDef* dimension(std::string_view name) const;
+  [[nodiscard]] const PrefixSet* prefix_set(std::string_view name) const;
+  [[nodiscard]] const UnitDef* unit(std::string_view name) const;
+  // An atom as written: a unit name, or prefix + unit name where the unit allows it.
+  [[nodiscard]] std::optional<ResolvedUnit> lookup_atom(std::string_view atom) const;
+
+  // "Time", "Information/Time" ("Bandwidth" if declared), "dimensionless".
+  [[nodiscard]] std::string dim_name(const Dim& d) const;
+  // The same dimension written in base units: "B/s", "FLOP/s".
+  [[nodiscard]] std::string base_units(const Dim& d) const;
+  // A human unit for this value: the display unit giving a magnitude in [1, 1000) — the
+  // largest such — else the nearest end; base units when none is declared.
+  [[nodiscard]] DisplayUnit human_unit(const Dim& d, double si_amount) const;
+  [[nodiscard]] std::vector<std::string> all_unit_names() const;  // including prefixed forms
+  // Units are case-sensitive, so `gb` is not a unit; these are the units it could have meant
+  // (`GB`, `Gb`), for a suggestion — never accepted in its place.
+  [[nodiscard]] std::vector<std::string> case_variants(std::string_view atom) const;
+  // The help line for an unknown unit: case variants first, else the closest by edit distance.
+  [[nodiscard]] std::string suggest(std::string_view atom) const;
+  [[nodiscard]] std::vector<std::string> units_of(const Dim& d) const;  // declared units only
+  [[nodiscard]] const std::vector<DimensionDef>& dimensions() const { return dims_; }
+  [[nodiscard]] int base_count() const { return bases_; }
+
+ private:
+  std::vector<DimensionDef> dims_;
+  int bases_ = 0;
+  std::vector<std::string> base_unit_names_ = std::vector<std::string>(kMaxBaseDims);
+  std::vector<PrefixSet> prefix_sets_;
+  std::vector<UnitDef> units_;
+  std::unordered_map<std::string, std::size_t> unit_index_;
+  std::vector<std::pair<Dim, std::vector<DisplayUnit>>> display_;
+};
+
+}  // namespace mls

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""check_layers.py — the layers hold: every `#include "..."` in grammar/, interpreter/ and cli/
+points into the including file's own layer or into a layer its row of the table allows.
+
+The table is the one in interpreter/README.md with the header `| layer | folder | may include |`,
+rows from the bottom layer up. A layer may only list layers of earlier rows (the table itself
+cannot point up), and every C++ file under a layer's parent folder must belong to a layer.
+Includes across folders are written from the repository root ("interpreter/semantics/check.hpp");
+a bare name ("check.hpp") means the including file's folder; "../" is refused.
+
+The check proves itself in the same run: for every layer with one above it, it plants an include
+of the upper layer's header into a copy of a lower layer's file (and one "../" include) and fails
+unless each planted include is reported at its file and line.
+
+Usage: check_layers.py REPO_ROOT
+"""
+import os
+import re
+import sys
+
+README = "interpreter/README.md"
+SCANNED = ["grammar", "interpreter", "cli"]  # tests/ and bench/ may include any layer
+EXTENSIONS = (".cpp", ".hpp", ".h", ".def")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def parse_table(text):
+    """The layer table as [(name, folder, [allowed layer names])], bottom layer first."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        cells = [c.strip().lower() for c in line.strip().strip("|").split("|")]
+        if cells == ["layer", "folder", "may include"]:
+            break
+    else:
+        raise ValueError("%s has no table with the header | layer | folder | may include |" % README)
+    layers = []
+    for line in lines[i + 2:]:
+        if not line.strip().startswith("|"):
+            break
+        name, folder, allowed = [c.strip() for c in line.strip().strip("|").split("|")]
+        allowed = re.sub(r"\([^)]*\)", "", allowed)  # remarks in parentheses
+        names = [a.strip(" `") for a in allowed.split(",")]
+        names = [a for a in names if a and a not in ("-", "—", "nothing")]
+        layers.append((name.strip("`"), folder.strip("`").rstrip("/") + "/", names))
+    return layers
+
+
+def table_problems(layers):
+    """The table must point down only: a layer lists layers of earlier rows, by known names."""
+    problems, below = [], []
+    for name, _, allowed in layers:
+        for a in allowed:
+            if a not in below:
+                what = "a layer above it" if a in [n for n, _, _ in layers] else "no such layer"
+                problems.append("%s: layer %s may include '%s': %s (the table must point down)" % (README, name, a, what))
+        below.append(name)
+    return problems
+
+
+def layer_of(path, layers):
+    """The layer whose folder holds `path` (the longest folder wins), or None."""
+    best = None
+    for name, folder, _ in layers:
+        if path.startswith(folder) and (best is None or len(folder) > len(best[1])):
+            best = (name, folder)
+    return best[0] if best else None
+
+
+def check(files, layers):
+    """Violations as 'file:line: message' for a tree given as {relative path: text}."""
+    allowed = {name: set(names) | {name} for name, _, names in layers}
+    problems, count = [], 0
+    for path in sorted(files):
+        own = layer_of(path, layers)
+        if own is None:
+            problems.append("%s: in no layer of the table in %s" % (path, README))
+            continue
+        for number, line in enumerate(files[path].splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            count += 1
+            written = m.group(1)
+            where = "%s:%d: #include \"%s\"" % (path, number, written)
+            if written.startswith("../") or "/../" in written or written.startswith("./"):
+                problems.append("%s: write includes across folders from the repository root" % where)
+                continue
+            target = written if "/" in written else os.path.dirname(path) + "/" + written
+            if target not in files:
+                problems.append("%s: no such file in grammar/, interpreter/ or cli/" % where)
+                continue
+            theirs = layer_of(target, layers)
+            if theirs not in allowed[own]:
+                rule = ", ".join(sorted(allowed[own] - {own})) or "nothing"
+                problems.append("%s: layer %s includes layer %s; %s may include only %s (%s)" %
+                                (where, own, theirs, own, rule, README))
+    return problems, count
+
+
+def load(root):
+    files = {}
+    for top in SCANNED:
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                if n.endswith(EXTENSIONS):
+                    full = os.path.join(dirpath, n)
+                    with open(full, encoding="utf-8") as f:
+                        files[os.path.relpath(full, root).replace(os.sep, "/")] = f.read()
+    return files
+
+
+def self_test(files, layers):
+    """Plants upward includes into copies of the tree; returns what the check failed to catch."""
+    missed = []
+
+    def expect(path, planted, why):
+        tree = dict(files)
+        line = len(tree[path].splitlines()) + 1
+        tree[path] = tree[path].rstrip("\n") + "\n#include \"%s\"\n" % planted
+        problems, _ = check(tree, layers)
+        if not any(p.startswith("%s:%d:" % (path, line)) for p in problems):
+            missed.append("%s:%d: planted #include \"%s\" (%s) was not reported" % (path, line, planted, why))
+
+    def first(folder, ext):
+        found = sorted(p for p in files if p.startswith(folder) and p.endswith(ext) and "/" not in p[len(folder):])
+        return found[0] if found else None
+
+    pairs = 0
+    for (lower, lfolder, _), (upper, ufolder, _) in zip(layers, layers[1:]):
+        src, header = first(lfolder, ".cpp"), first(ufolder, ".hpp")
+        if src and header:
+            expect(src, header, "layer %s including layer %s" % (lower, upper))
+            pairs += 1
+    if pairs < len(layers) - 1:
+        missed.append("self-test: only %d of %d layer boundaries could be tested" % (pairs, len(layers) - 1))
+    # A relative include reaching across folders, and the same upward edge written into the table.
+    src = first(layers[1][1], ".cpp")
+    if src:
+        expect(src, "../" + os.path.basename(layers[2][1].rstrip("/")) + "/x.hpp", "a ../ include")
+    bad_table = [(n, f, a + ([layers[-1][0]] if i == 1 else [])) for i, (n, f, a) in enumerate(layers)]
+    if not table_problems(bad_table):
+        missed.append("self-test: a table row listing a higher layer was not reported")
+    return missed, pairs
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    root = sys.argv[1]
+    with open(os.path.join(root, README), encoding="utf-8") as f:
+        layers = parse_table(f.read())
+    problems = table_problems(layers)
+    if len(layers) < 2:
+        problems.append("%s: the layer table has %d rows" % (README, len(layers)))
+    files = load(root)
+    found, count = check(files, layers)
+    problems += found
+    missed, pairs = self_test(files, layers) if len(layers) >= 2 else ([], 0)
+    for p in problems + missed:
+        print(p)
+    print("%d includes in %d files against %d layers: %d violations; self-test: %d layer boundaries, %d missed" %
+          (count, len(files), len(layers), len(found), pairs, len(missed)))
+    return 1 if problems or missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
