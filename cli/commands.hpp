@@ -30,5 +30,6 @@ int cmd_explain(const Args& a);      // explain.cpp
 int cmd_conventions(const Args& a);  // listing.cpp
 int cmd_presets(const Args& a);      // listing.cpp
 int cmd_repl(const Args& a);         // repl.cpp
+int cmd_validate(const Args& a);     // validate.cpp
 
 }  // namespace mls

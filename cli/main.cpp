@@ -28,6 +28,8 @@ commands:
   diff FILE --preset A --preset B   compare two presets
   diff A.mls B.mls                  compare two scenario files
   explain FILE NAME                 the formula chain behind one result
+  validate        every published measurement of the validation set against its prediction
+                  (--format text|json|md; exit 1 when a case is outside its band)
   conventions     list every convention, its choices and its default
   presets         list every preset and its choices
   repl [FILE...]  interactive exploration
@@ -263,11 +265,14 @@ int dispatch(int argc, char** argv) {
     return a.help ? 0 : 64;
   }
   const std::string& cmd = a.positional[0];
-  if (cmd == "run" || cmd == "diff" || cmd == "explain") {
+  if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are
     // left as they were and the progress line is cleared.
     const InterruptScope ctrl_c;
-    return cmd == "run" ? cmd_run(a) : cmd == "diff" ? cmd_diff(a) : cmd_explain(a);
+    return cmd == "run"        ? cmd_run(a)
+           : cmd == "diff"     ? cmd_diff(a)
+           : cmd == "validate" ? cmd_validate(a)
+                               : cmd_explain(a);
   }
   if (cmd == "check") return cmd_check(a);
   if (cmd == "conventions") return cmd_conventions(a);

@@ -261,6 +261,8 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
   for (AtomId a = 0; a < p.deps.atom_count(); ++a) {
     if (!p.deps.is_assumption(a) || dead.count(a)) continue;
     const Assumption& as = p.deps.assumption(a);
+    // A validation summary exists per evaluator and only where a value carries it (below).
+    if (as.kind == AssumptionKind::validation) continue;
     if (cfg) {
       const bool configured =
           as.kind == AssumptionKind::convention || as.via == "command line" || as.via.rfind("preset ", 0) == 0;

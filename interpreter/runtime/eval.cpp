@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "grammar/symbols.hpp"
@@ -89,7 +90,11 @@ DepSet deep_deps(const Value& v, Deps& deps) {
   return deep_deps_walk(v, deps, seen);
 }
 
-Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : p_(p), cfg_(cfg), exact_(exact) {
+Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : Evaluator(p, cfg, exact, false) {}
+
+Evaluator::~Evaluator() = default;
+
+Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation) : p_(p), cfg_(cfg), exact_(exact) {
   globals_.reserve(p.globals.size());
   for (std::size_t i = 0; i < p.globals.size(); ++i) globals_.push_back(std::make_unique<GlobalCache>());
   Assumption a;
@@ -104,6 +109,92 @@ Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : p_(p), cfg_(cf
   a.via = "arithmetic";
   overflow_atom_ = p.deps.add_assumption(std::move(a));
   (void)overflow_deps();  // intern now, before any worker thread exists
+  if (for_validation || !cfg.validation_summaries || p.validated_families.empty()) return;
+  // Atoms may only be created before evaluation starts: one per family now, its text later.
+  for (const auto& [family, at] : p.validated_families) {
+    Assumption v;
+    v.kind = AssumptionKind::validation;
+    v.name = family;
+    v.value = "not evaluated";
+    v.at = at;
+    v.via = "stdlib";
+    validation_atoms_.push_back(p.deps.add_assumption(std::move(v)));
+    (void)p.deps.single(validation_atoms_.back());
+  }
+  validation_done_.assign(validation_atoms_.size(), false);
+  validation_ev_.reset(new Evaluator(p, cfg, true, true));
+}
+
+namespace {
+// Set while an evaluator computes a validation summary: the cases it evaluates call the validated
+// models, which must not wait for (or attach) the summary being computed.
+thread_local bool t_validating = false;
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * x);
+  return buf;
+}
+}  // namespace
+
+DepSet Evaluator::validation_deps(const std::string& family) {
+  if (t_validating) return 0;
+  std::size_t i = 0;
+  while (i < validation_atoms_.size() && p_.validated_families[i].first != family) ++i;
+  if (i == validation_atoms_.size()) return 0;
+  {
+    std::lock_guard<std::mutex> lock(validation_mu_);
+    if (!validation_done_[i]) {
+      // Written before any value carries the atom: readers see the text only through such values.
+      p_.deps.set_assumption_value(validation_atoms_[i], validation_ev_->validation_summary(family));
+      validation_done_[i] = true;
+    }
+  }
+  return p_.deps.single(validation_atoms_[i]);
+}
+
+std::string Evaluator::validation_summary(const std::string& family) {
+  struct Guard {
+    bool saved = t_validating;
+    Guard() { t_validating = true; }
+    ~Guard() { t_validating = saved; }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+  } guard;
+  const Decl* d = p_.lookup(intern("validation_cases"));
+  if (!d || d->kind != RefKind::global) return "no validation set (the global validation_cases is missing)";
+  std::vector<double> all, held;
+  try {
+    const Value cases = global(d->index);
+    if (cases.k != Value::K::list) return "no validation set (validation_cases is not a list)";
+    for (const Value& c : cases.list().items) {
+      if (c.k != Value::K::record) continue;
+      const RecordObj& r = c.rec();
+      const Value* f = r.get(intern("family"));
+      const Value* m = r.get(intern("measured"));
+      const Value* p = r.get(intern("predicted"));
+      const Value* h = r.get(intern("held_out"));
+      if (!f || !m || !p || f->k != Value::K::str || f->str() != family) continue;
+      const double e = std::abs(p->n.d / m->n.d - 1);
+      all.push_back(e);
+      if (h && h->k == Value::K::boolean && h->b) held.push_back(e);
+    }
+  } catch (const DiagnosticError& err) {
+    return "not computed: the validation cases fail under this configuration (" + err.diag.message +
+           "); `mls validate`";
+  }
+  if (all.empty()) return "no published " + family + " cases; `mls validate`";
+  std::string s = "median |error| " + percent(median_of(all)) + " (max " +
+                  percent(*std::max_element(all.begin(), all.end())) + ") over " + std::to_string(all.size()) +
+                  (family == "training" ? " published runs" : " published measurements");
+  if (!held.empty()) s += ", " + percent(median_of(held)) + " on the " + std::to_string(held.size()) + " held out";
+  return s + "; `mls validate`";
 }
 
 DepSet Evaluator::overflow_deps() { return p_.deps.single(overflow_atom_); }

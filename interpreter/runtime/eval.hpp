@@ -46,6 +46,15 @@ class Tracer {
 class Evaluator {
  public:
   Evaluator(Program& p, const Config& cfg, bool exact = true);
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // The validation assumption of a family (validated("training", ...)): "median |error| ... over N
+  // published runs" of the cases in the global `validation_cases` whose family it is, evaluated
+  // once per evaluator, exactly, under this evaluator's configuration. Inside that evaluation
+  // (and for a family nobody declared) it is the empty set, so the cases do not validate themselves.
+  [[nodiscard]] DepSet validation_deps(const std::string& family);
 
   // Evaluates an expression in a frame of `nslots` fresh slots.
   [[nodiscard]] Value eval_in(const Expr& e, int nslots);
@@ -98,6 +107,14 @@ class Evaluator {
   };
   std::vector<std::unique_ptr<GlobalCache>> globals_;
   AtomId overflow_atom_ = 0;
+  // Validation: one atom per family of p.validated_families (created here, before evaluation),
+  // its text computed on first use by an exact evaluator of its own (its own globals cache).
+  Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation);
+  [[nodiscard]] std::string validation_summary(const std::string& family);
+  std::vector<AtomId> validation_atoms_;
+  std::vector<bool> validation_done_;
+  std::mutex validation_mu_;
+  std::unique_ptr<Evaluator> validation_ev_;
 };
 
 // Human-readable list of the assumptions in a set, for runtime error notes.

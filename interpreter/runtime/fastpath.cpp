@@ -518,6 +518,8 @@ class Compiler {
         return f ? *f : args[2];
       }
       case NativeId::error: emit(Ins{Op::fail}); return constant(CVal::K::num, 0);
+      // The value itself; its validation assumption is provenance, which the evaluator adds.
+      case NativeId::validated: return args[1];
       // A simulation returning a record of counts: it stays on the evaluator.
       case NativeId::kv_alloc_sim: break;
     }

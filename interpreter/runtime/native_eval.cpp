@@ -157,6 +157,11 @@ Value e_has_field(NativeEval& n) {
 
 Value e_error(NativeEval& n) { n.ev.fail(ErrorKind::runtime_error, n.call.span, n.args[0].str(), n.args[0].deps); }
 
+// The value with its family's validation summary attached (computed once per evaluator).
+Value e_validated(NativeEval& n) {
+  return n.ev.with_deps(n.args[1], n.ev.validation_deps(n.args[0].str()), n.call.span);
+}
+
 struct EvalRow {
   NativeId id;
   EvalRule eval;
@@ -165,13 +170,28 @@ struct EvalRow {
 // One row per native, in NativeId order: a native added to semantics/natives.hpp without an
 // evaluation here fails the static_asserts below.
 constexpr EvalRow kEvals[] = {
-    {NativeId::max, e_max},     {NativeId::min, e_min},           {NativeId::clamp, e_clamp},
-    {NativeId::abs, e_abs},     {NativeId::floor, e_floor},       {NativeId::ceil, e_ceil},
-    {NativeId::round, e_round}, {NativeId::sqrt, e_sqrt},         {NativeId::exp, e_exp},
-    {NativeId::ln, e_ln},       {NativeId::log2, e_log2},         {NativeId::log10, e_log10},
-    {NativeId::pow, e_pow},     {NativeId::len, e_len},           {NativeId::sum, e_sum},
-    {NativeId::at, e_at},       {NativeId::field_or, e_field_or}, {NativeId::has_field, e_has_field},
-    {NativeId::error, e_error}, {NativeId::erlang_c, e_erlang_c}, {NativeId::kv_alloc_sim, kvsim::evaluate},
+    {NativeId::max, e_max},
+    {NativeId::min, e_min},
+    {NativeId::clamp, e_clamp},
+    {NativeId::abs, e_abs},
+    {NativeId::floor, e_floor},
+    {NativeId::ceil, e_ceil},
+    {NativeId::round, e_round},
+    {NativeId::sqrt, e_sqrt},
+    {NativeId::exp, e_exp},
+    {NativeId::ln, e_ln},
+    {NativeId::log2, e_log2},
+    {NativeId::log10, e_log10},
+    {NativeId::pow, e_pow},
+    {NativeId::len, e_len},
+    {NativeId::sum, e_sum},
+    {NativeId::at, e_at},
+    {NativeId::field_or, e_field_or},
+    {NativeId::has_field, e_has_field},
+    {NativeId::error, e_error},
+    {NativeId::erlang_c, e_erlang_c},
+    {NativeId::validated, e_validated},
+    {NativeId::kv_alloc_sim, kvsim::evaluate},
 };
 
 constexpr bool evals_in_id_order() {

@@ -128,6 +128,7 @@ struct Builder {
 
 std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   Builder b{p, ck, {}};
+  b.cfg.validation_summaries = sel.validation_summaries;
   b.cfg.conv.resize(p.conventions.size());
   b.cfg.overrides.resize(p.globals.size());
   for (std::size_t i = 0; i < p.conventions.size(); ++i) {

@@ -31,6 +31,7 @@ struct Config {
   std::string preset_via;                        // "default", "scenario", "command line"
   std::vector<ConvSel> conv;                     // per convention
   std::vector<std::vector<Override>> overrides;  // per global, applied in order
+  bool validation_summaries = true;              // validated() attaches its family's summary
 };
 
 // Choices made outside the scenario.
@@ -41,6 +42,8 @@ struct Selection {
   // False: ignore the scenario's `preset NAME` and `use` statements (its `set`s still apply).
   // The REPL's `:diff` compares the session's choices with these defaults.
   bool scenario_choices = true;
+  // False: validated() attaches no summary (`mls validate` evaluates the cases themselves).
+  bool validation_summaries = true;
 };
 
 inline constexpr const char* kDefaultPreset = "mls";

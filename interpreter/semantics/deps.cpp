@@ -12,6 +12,7 @@ const char* kind_name(AssumptionKind k) {
     case AssumptionKind::registry: return "registry";
     case AssumptionKind::default_: return "default";
     case AssumptionKind::approx: return "approx";
+    case AssumptionKind::validation: return "validation";
   }
   return "?";
 }

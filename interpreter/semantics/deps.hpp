@@ -21,7 +21,8 @@ using DepSet = std::uint32_t;  // interned set; 0 is the empty set
 using AtomId = std::uint32_t;
 
 // Printed in this order under a result.
-enum class AssumptionKind : std::uint8_t { convention, set, registry, default_, approx };
+// `validation`: a model's measured error band, computed from the validation set (validated()).
+enum class AssumptionKind : std::uint8_t { convention, set, registry, default_, approx, validation };
 [[nodiscard]] const char* kind_name(AssumptionKind k);
 
 struct Assumption {
@@ -47,6 +48,11 @@ class Deps {
   Deps();
   // Atoms are created before evaluation starts (single-threaded); evaluation only reads them.
   AtomId add_assumption(Assumption a);
+  // The one exception to "evaluation only reads": a validation atom is created before evaluation
+  // with a placeholder and gets its text once, before any value carries it (Evaluator).
+  void set_assumption_value(AtomId a, std::string value) {
+    assumptions_[static_cast<std::size_t>(atoms_[a].assumption)].value = std::move(value);
+  }
   std::uint32_t add_site(Site s);  // returns site id (>= 1); creates one atom per arm
   [[nodiscard]] AtomId branch_atom(std::uint32_t site, std::size_t arm) const {
     return sites_[site].first_atom + static_cast<AtomId>(arm);

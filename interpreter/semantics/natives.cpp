@@ -165,6 +165,14 @@ TypeP t_error_fn(NativeCheck& c) {
 
 TypeP t_clamp(NativeCheck& c) { return t_same_numbers(c); }
 
+TypeP t_validated(NativeCheck& c) {
+  if (c.loose()) return c.args.size() == 2 ? c.args[1] : t_error();
+  if (c.call.args[0].value->kind != EK::str)
+    c.error(0, ErrorKind::type_mismatch,
+            "'validated' expects the family as a string literal (\"training\"), got " + c.describe(0));
+  return c.args[1];
+}
+
 TypeP t_erlang_c(NativeCheck& c) {
   if (c.loose()) return t_error();
   for (std::size_t i = 0; i < c.args.size(); ++i)
@@ -195,6 +203,8 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
     {NativeId::has_field, "has_field", 2, false, false, t_has_field, "whether a record has a field"},
     {NativeId::error, "error", 1, false, false, t_error_fn, "stop with a runtime error"},
     {NativeId::erlang_c, "erlang_c", 2, false, true, t_erlang_c, "M/M/c probability of waiting (Erlang C, log space)"},
+    {NativeId::validated, "validated", 2, false, false, t_validated,
+     "a value with its model's measured error band (family of validation cases) as an assumption"},
     {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
      "paged vs static KV allocation simulation"},
 }};

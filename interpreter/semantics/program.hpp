@@ -75,6 +75,8 @@ class Program {
   std::unordered_map<Sym, Decl> scope;
   FileId main_file = kNoFile;
   std::vector<Stmt*> main_stmts;  // statements of the main file, in order (run by `mls run`)
+  // Families named by validated("family", ...) calls, with the first call's place (resolve).
+  std::vector<std::pair<std::string, Span>> validated_families;
   FileReader reader;
   bool loading_stdlib = false;
 

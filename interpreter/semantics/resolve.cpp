@@ -246,6 +246,12 @@ class Resolver {
     }
     if (d->kind == RefKind::native) {
       const int impl = p_.natives[d->index].impl;
+      if (impl == static_cast<int>(NativeId::validated) && !e.args.empty() && e.args[0].value->kind == EK::str) {
+        const std::string& family = e.args[0].value->str;
+        bool known = false;
+        for (const auto& f : p_.validated_families) known = known || f.first == family;
+        if (!known) p_.validated_families.emplace_back(family, e.span);
+      }
       if (native_branchy(impl)) {
         std::vector<std::string> arms;
         for (const auto& a : e.args) arms.push_back(compact_text(p_.sources.slice(a.value->span), 40));

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""check_validate.py — `mls validate --format json` keeps its contract: every case has id, family
+(training | serving | reliability), source, metric, measured, predicted and error = predicted /
+measured - 1; the summary's medians and maxima are those of the cases; the exit code is 1 exactly
+when a case is outside its band; the training set has at least 25 runs from at least 4 sources.
+
+usage: check_validate.py MLS
+"""
+import json
+import subprocess
+import sys
+
+
+def main():
+    mls = sys.argv[1]
+    p = subprocess.run([mls, "validate", "--format", "json"], capture_output=True, text=True, timeout=600)
+    doc = json.loads(p.stdout)
+    errors = []
+    cases = doc["cases"]
+    for c in cases:
+        for k in ("id", "family", "source", "metric", "measured", "predicted", "error", "band", "within_band", "held_out"):
+            if k not in c:
+                errors.append("%s: no field %s" % (c.get("id"), k))
+        if c["family"] not in ("training", "serving", "reliability"):
+            errors.append("%s: family %s" % (c["id"], c["family"]))
+        if abs(c["error"] - (c["predicted"] / c["measured"] - 1)) > 1e-12:
+            errors.append("%s: error is not predicted / measured - 1" % c["id"])
+        if c["within_band"] != (abs(c["error"]) <= c["band"] + 1e-12 and c["fits"]):
+            errors.append("%s: within_band disagrees with error and band" % c["id"])
+    training = [c for c in cases if c["family"] == "training"]
+    sources = {c["source"].split(",")[0] for c in training}
+    if len(training) < 25 or len(sources) < 4:
+        errors.append("training set: %d runs from %d sources (need 25 and 4)" % (len(training), len(sources)))
+    if not all(c["fits"] for c in training):
+        errors.append("a published training configuration does not fit")
+    for s in doc["summary"]:
+        errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and
+                      (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))
+        n = len(errs)
+        med = errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2
+        if n != s["cases"] or abs(med - s["median_abs_error"]) > 1e-12 or abs(errs[-1] - s["max_abs_error"]) > 1e-12:
+            errors.append("summary %s/%s does not match its cases" % (s["family"], s["set"]))
+    want = 0 if all(c["within_band"] for c in cases) else 1
+    if p.returncode != want:
+        errors.append("exit %d, expected %d" % (p.returncode, want))
+    for e in errors:
+        print(e)
+    print("%d cases, %d training runs from %d sources" % (len(cases), len(training), len(sources)))
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()
