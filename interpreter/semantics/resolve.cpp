@@ -75,6 +75,11 @@ class Resolver {
       }
     } else if (e.kind == EK::convert) {
       literal_atoms(*e.kids[0], path, kind);
+    } else if (e.kind == EK::call && stdlib_) {
+      // A stdlib registry entry built by a constructor (`let Llama3_70B = transformer(layers = 80,
+      // ...)`): its named literal arguments are its assumptions, named after the entry and parameter.
+      for (auto& a : e.args)
+        if (a.name != kNoSym) literal_atoms(*a.value, path + "." + sym_name(a.name), kind);
     }
   }
 
@@ -152,7 +157,8 @@ class Resolver {
           if (s.literals_are_assumptions)
             literal_atoms(*s.value, sym_name(s.name),
                           stdlib_
-                              ? (s.value->kind == EK::record || s.value->kind == EK::with ? AssumptionKind::registry
+                              ? (s.value->kind == EK::record || s.value->kind == EK::with || s.value->kind == EK::call
+                                     ? AssumptionKind::registry
                                                                                           : AssumptionKind::default_)
                               : AssumptionKind::set);
         }
