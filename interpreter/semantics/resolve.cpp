@@ -159,7 +159,7 @@ class Resolver {
                           stdlib_
                               ? (s.value->kind == EK::record || s.value->kind == EK::with || s.value->kind == EK::call
                                      ? AssumptionKind::registry
-                                                                                          : AssumptionKind::default_)
+                                     : AssumptionKind::default_)
                               : AssumptionKind::set);
         }
         break;
