@@ -43,6 +43,7 @@ enum class NativeId : std::uint8_t {
   error,
   erlang_c,
   validated,
+  hf_config,
   kv_alloc_sim,  // keep last (kNativeCount)
 };
 inline constexpr std::size_t kNativeCount = static_cast<std::size_t>(NativeId::kv_alloc_sim) + 1;
