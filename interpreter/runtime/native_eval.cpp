@@ -10,6 +10,7 @@
 #include "eval.hpp"
 #include "grammar/symbols.hpp"
 #include "kv_sim.hpp"
+#include "serve_sim.hpp"
 
 namespace mls {
 
@@ -216,6 +217,7 @@ constexpr EvalRow kEvals[] = {
     {NativeId::validated, e_validated},
     {NativeId::hf_config, e_hf_config},
     {NativeId::kv_alloc_sim, kvsim::evaluate},
+    {NativeId::serve_sim, servesim::evaluate},
 };
 
 constexpr bool evals_in_id_order() {

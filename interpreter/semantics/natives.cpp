@@ -9,6 +9,7 @@
 #include "grammar/symbols.hpp"
 #include "kv_sim_type.hpp"
 #include "program.hpp"
+#include "serve_sim_type.hpp"
 
 namespace mls {
 
@@ -221,6 +222,8 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
      "a Hugging Face config.json read before evaluation, as transformer() shape fields"},
     {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
      "paged vs static KV allocation simulation"},
+    {NativeId::serve_sim, "serve_sim", 1, false, true, servesim::type_rule,
+     "request-level continuous-batching serving simulation"},
 }};
 
 constexpr bool rows_in_id_order() {
