@@ -94,7 +94,8 @@ class Evaluator {
   Value match(const Expr& e, Value* slots, int depth);
   Value with(const Expr& e, Value* slots, int depth);
   Value literal(const Expr& e);
-  void step(Span at);  // one unit of the step budget
+  Value prior(const Expr& e);  // a `set` reading its target's previous value
+  void step(Span at);          // one unit of the step budget
   Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
 
   Program& p_;
