@@ -115,6 +115,65 @@ struct action<g::unary_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 template <>
 struct action<g::not_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 
+// Operator chains (`1 + 1 + ...`, `x.a.b...`) are flat in the grammar, so the nesting limit
+// above never sees them, and a 16 MiB chain was parsed whole (47 s, 7.7 GB) before the AST's
+// depth check refused it. Each chain counts its operators while it is parsed and stops at
+// kMaxExprDepth, the depth its AST would reach. Per thread: parses run on pipeline threads.
+struct ChainFrame {
+  std::size_t links = 0;
+  tao::pegtl::internal::iterator start;  // where the chain begins: the error points there
+};
+thread_local std::vector<ChainFrame> t_chains;
+constexpr const char* kChainTooLong = "expression nests too deeply (an operator chain of more than 1000 levels)";
+static_assert(kMaxExprDepth == 1000, "kChainTooLong names the limit");
+
+struct chain : tao::pegtl::maybe_nothing {
+  template <typename Rule, tao::pegtl::apply_mode A, tao::pegtl::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  [[nodiscard]] static bool match(ParseInput& in, States&&... st) {
+    struct Frame {
+      explicit Frame(const tao::pegtl::internal::iterator& at) { t_chains.push_back({0, at}); }
+      ~Frame() { t_chains.pop_back(); }
+      Frame(const Frame&) = delete;
+      Frame& operator=(const Frame&) = delete;
+    } frame(in.iterator());
+    return tao::pegtl::match<Rule, A, M, Action, Control>(in, st...);
+  }
+};
+struct chain_link {
+  template <typename ActionInput>
+  static void apply(const ActionInput& in, ParseState&) {
+    if (t_chains.empty() || ++t_chains.back().links < kMaxExprDepth) return;
+    throw tao::pegtl::parse_error(kChainTooLong, tao::pegtl::position(t_chains.back().start, in.input().source()));
+  }
+};
+template <>
+struct action<g::add_expr> : chain {};
+template <>
+struct action<g::mul_expr> : chain {};
+template <>
+struct action<g::and_expr> : chain {};
+template <>
+struct action<g::or_expr> : chain {};
+template <>
+struct action<g::postfix_expr> : chain {};
+template <>
+struct action<g::op_add> : chain_link {};
+template <>
+struct action<g::op_sub> : chain_link {};
+template <>
+struct action<g::op_mul> : chain_link {};
+template <>
+struct action<g::op_div> : chain_link {};
+template <>
+struct action<g::kw_and> : chain_link {};
+template <>
+struct action<g::kw_or> : chain_link {};
+template <>
+struct action<g::field_access> : chain_link {};
+template <>
+struct action<g::with_clause> : chain_link {};
+
 // Parse-tree nodes kept for lowering.
 template <typename Rule>
 using selector = pt::selector<
@@ -860,6 +919,15 @@ ParseOutcome<Rule> run(const SourceFile& f, std::size_t pos, ParseState& st) {
 
 void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t stmt_start, std::size_t pos,
             const std::string& message) {
+  if (message == kChainTooLong) {
+    diags
+        .error(ErrorKind::parse_too_deep,
+               Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)}, message)
+        .help.push_back(
+            "each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it "
+            "with `let`");
+    return;
+  }
   if (message == "maximum parser rule nesting depth exceeded") {
     diags
         .error(ErrorKind::parse_too_deep,
@@ -972,7 +1040,8 @@ Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& inc
     auto r = run<tao::pegtl::seq<g::repl_item, g::opt_sep>>(f, pos, st);
     if (r.failed) {
       // Lua's trick: an error exactly at the end of the input means "keep reading".
-      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos) {
+      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos &&
+          r.message != kChainTooLong) {
         incomplete = true;
         m.stmts.clear();
         return m;

@@ -315,6 +315,12 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
+    if (first_non_text(text) || first_non_text(name)) {
+      // Never echoed: the bytes that are not UTF-8 would reach the terminal raw.
+      p.diags.error(ErrorKind::load_binary, Span{}, "a --set argument is not UTF-8 text");
+      b.ok = false;
+      continue;
+    }
     const FileId f = p.sources.add("<command line: --set " + name + ">", text, false);
     ExprP e = parse_expression(p.sources, f, p.diags);
     if (!e) {
