@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -322,6 +323,16 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return mls::dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    // A limit of the machine, reached by the input (a list of millions of literals, a huge
+    // sweep table), not a bug: said as such, with the input-error exit code. What was held is
+    // released by the unwinding, so printing needs no allocation beyond stdio's.
+    const mls::ErrorKindInfo& k = mls::info(mls::ErrorKind::limit_memory);
+    std::fprintf(stderr,
+                 "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
+                 "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
+                 k.code);
+    return k.exit_code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n",
                  e.what());

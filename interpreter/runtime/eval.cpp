@@ -95,8 +95,9 @@ Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : Evaluator(p, c
 Evaluator::~Evaluator() = default;
 
 Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation) : p_(p), cfg_(cfg), exact_(exact) {
-  globals_.reserve(p.globals.size());
-  for (std::size_t i = 0; i < p.globals.size(); ++i) globals_.push_back(std::make_unique<GlobalCache>());
+  // One allocation for all caches: a REPL session makes an evaluator per input over thousands
+  // of globals, and one allocation each made that cost grow with every input (issue 19, item 9).
+  globals_.reset(new GlobalCache[p.globals.size()]);
   Assumption a;
   a.kind = AssumptionKind::approx;
   if (exact) {
@@ -323,7 +324,7 @@ Value Evaluator::prior(const Expr& e) {
 }
 
 Value Evaluator::global(std::uint32_t g) {
-  GlobalCache& c = *globals_[g];
+  GlobalCache& c = globals_[g];
   const GlobalDef& gd = p_.globals[g];
   // Backstop for configure()'s cycle check (name.cycle): never wait on a lock this thread holds.
   for (const auto& ip : t_in_progress)

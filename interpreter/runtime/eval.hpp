@@ -106,7 +106,7 @@ class Evaluator {
     bool ready = false;
     Value value;
   };
-  std::vector<std::unique_ptr<GlobalCache>> globals_;
+  std::unique_ptr<GlobalCache[]> globals_;  // one per global of the program at construction
   AtomId overflow_atom_ = 0;
   // Validation: one atom per family of p.validated_families (created here, before evaluation),
   // its text computed on first use by an exact evaluator of its own (its own globals cache).
