@@ -187,15 +187,14 @@ using selector = pt::selector<
         g::name_raw, g::number_raw, g::number_lit, g::unit_expr, g::unit_atom, g::unit_exponent, g::unit_div,
         g::unit_mul, g::unit_dot, g::string_lit, g::string_body, g::bool_true, g::bool_false, g::call, g::call_args,
         g::named_arg, g::positional_arg, g::name_ref, g::paren_expr, g::list_lit, g::record_lit, g::record_let,
-        g::record_field, g::if_expr, g::match_expr, g::match_arm, g::patterns, g::wildcard, 
-        g::field_access, g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul,
-        g::op_div, g::op_add, g::op_sub, g::op_eq, g::op_ne, g::op_le, g::op_ge, g::op_lt,
-        g::op_gt, g::not_prefix, g::conversion, g::target_unit, g::dimensionless_target,
-        g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot, g::param_default,
-        g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label, g::assert_stmt,
-        g::sweep_stmt, g::search_stmt, g::bindings, g::single_binding, g::zip_binding, g::zip_names, g::zip_domain,
-        g::domain, g::range_tail, g::range_step, g::range_step_mul, g::range_step_add, g::body, g::body_let,
-        g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
+        g::record_field, g::if_expr, g::match_expr, g::match_arm, g::patterns, g::wildcard, g::field_access,
+        g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul, g::op_div, g::op_add, g::op_sub, g::op_eq,
+        g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
+        g::dimensionless_target, g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot,
+        g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label,
+        g::assert_stmt, g::sweep_stmt, g::search_stmt, g::bindings, g::single_binding, g::zip_binding, g::zip_names,
+        g::zip_domain, g::domain, g::range_tail, g::range_step, g::range_step_mul, g::range_step_add, g::body,
+        g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
         g::convention_stmt, g::choice, g::convention_default, g::preset_stmt, g::preset_extends, g::preset_body,
         g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div, g::unit_stmt, g::unit_name,
         g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def, g::prefix_name, g::display_stmt,
@@ -555,7 +554,8 @@ class Lowerer {
       return e;
     }
     if (n.is_type<g::expr>() || n.is_type<g::or_expr>() || n.is_type<g::and_expr>() || n.is_type<g::cmp_expr>() ||
-        n.is_type<g::add_expr>() || n.is_type<g::mul_expr>() || n.is_type<g::pow_expr>() || n.is_type<g::postfix_expr>())
+        n.is_type<g::add_expr>() || n.is_type<g::mul_expr>() || n.is_type<g::pow_expr>() ||
+        n.is_type<g::postfix_expr>())
       return expr_node(n);
     // Unreachable for well-formed trees; keep going with a harmless literal.
     diags_.error(ErrorKind::internal, span(n), "unexpected parse node " + std::string(n.type));
