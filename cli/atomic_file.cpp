@@ -1,64 +1,142 @@
 // atomic_file.cpp — atomic file output: a temporary file beside the target, flushed to disk, then
-// renamed over it.
+// renamed over it; links followed, devices and FIFOs written in place, temporaries removed when
+// a signal ends the process.
 #include "atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <atomic>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 namespace mls {
 
-bool write_atomically(const std::string& path, const std::string& data, std::string& error) {
-  // The data goes to a new file next to the target, is flushed to disk, and only then renamed
-  // over the target: a failed or interrupted write (disk full, file-size limit, a signal)
-  // leaves the old file as it was, and no reader ever sees half a file.
+namespace {
+
+// ---- temporary files removed on a fatal signal ----------------------------------------------
+// A signal that ends the process (SIGTERM from a job scheduler, SIGHUP when the terminal goes,
+// SIGPIPE, Ctrl-C outside an evaluation) would leave a `.NAME.tmpPID-RAND` of up to the output
+// cap behind. While a temporary file exists, those signals first remove it, then take their
+// default action. Paths live in static storage: the handler may only call async-signal-safe
+// functions (unlink, sigaction, raise).
+constexpr int kSlots = 8;
+constexpr std::size_t kPathBytes = 4096;
+char g_paths[kSlots][kPathBytes];
+std::atomic<bool> g_used[kSlots];
+int g_live = 0;  // slots in use (main thread only)
+
+constexpr int kFatal[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPIPE,   SIGALRM,
+                          SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+constexpr int kFatalCount = sizeof kFatal / sizeof kFatal[0];
+struct sigaction g_saved[kFatalCount];
+bool g_installed[kFatalCount];
+
+extern "C" void remove_temporaries(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::unlink(g_paths[i]);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  ::raise(sig);  // delivered when the handler returns: the process ends as the signal says
+}
+
+// Handlers are installed while a temporary file exists and removed after, so they nest with
+// the Ctrl-C handler of an evaluation (InterruptScope). A signal that already has a handler
+// (Ctrl-C during a run stops it cleanly and the file is abandoned) or is ignored keeps it.
+void install_handlers() {
+  for (int i = 0; i < kFatalCount; ++i) {
+    struct sigaction old {};
+    g_installed[i] = false;
+    if (::sigaction(kFatal[i], nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+      continue;
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporaries;
+    sigemptyset(&sa.sa_mask);
+    g_installed[i] = ::sigaction(kFatal[i], &sa, &g_saved[i]) == 0;
+  }
+}
+
+void restore_handlers() {
+  for (int i = 0; i < kFatalCount; ++i)
+    if (g_installed[i]) ::sigaction(kFatal[i], &g_saved[i], nullptr);
+}
+
+// Registers a path before the file is created (a signal in between finds nothing to remove).
+int register_temporary(const std::string& path) {
+  if (path.size() >= kPathBytes) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_used[i].load()) continue;
+    std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+    g_used[i].store(true);
+    if (g_live++ == 0) install_handlers();
+    return i;
+  }
+  return -1;  // more than kSlots at once: not removed on a signal (mls writes one at a time)
+}
+
+void unregister_temporary(int slot) {
+  if (slot < 0) return;
+  g_used[slot].store(false);
+  if (--g_live == 0) restore_handlers();
+}
+
+// ---- where the output goes -------------------------------------------------------------------
+
+// Follows symbolic links from `path` (at most 40, as the kernel does). A dangling link yields
+// the path it points to, where the new file is then created; the link itself stays.
+std::optional<std::string> follow_links(const std::string& path, std::string& error) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
-  std::error_code ec;
-  if (fs::is_directory(target, ec)) {
-    error = "cannot write '" + path + "': it is a directory";
-    return false;
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(p, ec)) return p.string();
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) {
+      error = "cannot follow the link '" + p.string() + "': " + ec.message();
+      return std::nullopt;
+    }
+    p = to.is_absolute() ? to : p.parent_path() / to;
   }
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  error = "cannot write '" + path + "': too many levels of symbolic links";
+  return std::nullopt;
+}
+
+std::string temporary_beside(const std::string& target) {
+  namespace fs = std::filesystem;
+  const fs::path t(target);
+  const fs::path dir = t.has_parent_path() ? t.parent_path() : fs::path(".");
   std::random_device rd;
-  const fs::path tmp =
-      dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  // Replacing a file keeps its permissions; a new file gets the usual 0666 & ~umask.
-  struct stat old {};
-  const bool existed = ::stat(path.c_str(), &old) == 0;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existed ? (old.st_mode & 07777) : 0666);
-  if (fd < 0) {
-    error = "cannot create a file in '" + dir.string() + "': " + std::strerror(errno);
+  return (dir / ("." + t.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd())))
+      .string();
+}
+
+std::string folder_of(const std::string& target) {
+  const std::filesystem::path t(target);
+  return t.has_parent_path() ? t.parent_path().string() : ".";
+}
+
+}  // namespace
+
+bool write_atomically(const std::string& path, const std::string& data, std::string& error) {
+  AtomicFile f(path);
+  if (!f.ok()) {
+    error = f.error();
     return false;
   }
-  auto fail = [&](const std::string& what) {
-    error = what + ": " + std::strerror(errno);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return false;
-  };
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ::ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("cannot write '" + path + "'");
-    done += static_cast<std::size_t>(n);
-  }
-  if (existed && ::fchmod(fd, old.st_mode & 07777) != 0) return fail("cannot set the permissions of '" + path + "'");
-  if (::fsync(fd) != 0) return fail("cannot write '" + path + "'");
-  if (::close(fd) != 0) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    ::unlink(tmp.c_str());
+  if (!data.empty() && std::fwrite(data.data(), 1, data.size(), f.file()) != data.size()) {
+    const int saved = errno;
+    f.abandon();
+    error = "cannot write '" + path + "': " + std::strerror(saved);
     return false;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot replace '" + path + "': " + std::strerror(errno);
-    ::unlink(tmp.c_str());
+  if (!f.commit()) {
+    error = f.error();
     return false;
   }
   return true;
@@ -69,25 +147,45 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     file_ = stdout;
     return;
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path_);
-  std::error_code ec;
-  if (fs::is_directory(target, ec)) {
-    error_ = "'" + path_ + "' is a directory";
-    return;
+  const auto target = follow_links(path_, error_);
+  if (!target) return;
+  target_ = *target;
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      error_ = "'" + path_ + "' is a directory";
+      return;
+    }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      // A device or a FIFO cannot be replaced, only written: renaming a file over it would
+      // destroy it (as root, over /dev/null). Written in place, as a shell's `>` does.
+      const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd >= 0) file_ = ::fdopen(fd, "wb");
+      if (!file_) {
+        error_ = "cannot write '" + path_ + "': " + std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+      }
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      error_ = "cannot write '" + path_ + "': it is neither a regular file, a device nor a FIFO";
+      return;
+    }
+    // Replacing a file keeps its permissions (applied again at commit, past the umask).
+    mode_ = static_cast<int>(st.st_mode & 07777);
   }
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device rd;
-  tmp_ = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(rd())))
-             .string();
-  // Replacing a file keeps its permissions (applied again at commit, past the umask).
-  struct stat old {};
-  if (::stat(path_.c_str(), &old) == 0) mode_ = static_cast<int>(old.st_mode & 07777);
+  tmp_ = temporary_beside(target_);
+  slot_ = register_temporary(tmp_);
   const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_ >= 0 ? mode_ : 0666);
   if (fd >= 0) file_ = ::fdopen(fd, "wb");
   if (!file_) {
-    error_ = "cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
+    error_ = "cannot create a temporary file in '" + folder_of(target_) + "': " + std::strerror(errno);
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(tmp_.c_str());
+    }
+    unregister_temporary(slot_);
+    slot_ = -1;
   }
 }
 
@@ -98,6 +196,16 @@ AtomicFile::~AtomicFile() {
 bool AtomicFile::commit() {
   if (file_ == stdout) return std::fflush(stdout) == 0;
   if (!file_) return false;
+  if (tmp_.empty()) {
+    // A device or FIFO: nothing to rename; a failed write (ENOSPC on /dev/full) is an error.
+    const bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
+    const int saved = errno;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (ok && closed) return true;
+    error_ = "cannot write '" + path_ + "': " + std::strerror(saved ? saved : errno);
+    return false;
+  }
   // Everything reaches the disk before the rename: a crash then leaves the old file or the
   // whole new one, never half of it.
   bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
@@ -107,26 +215,40 @@ bool AtomicFile::commit() {
   const int saved = errno;
   ok = std::fclose(file_) == 0 && ok;
   file_ = nullptr;
+  if (ok && ::rename(tmp_.c_str(), target_.c_str()) != 0) {
+    error_ = "cannot replace '" + path_ + "': " + std::strerror(errno);
+    ::unlink(tmp_.c_str());
+    unregister_temporary(slot_);
+    slot_ = -1;
+    return false;
+  }
   if (!ok) {
     error_ = "cannot write '" + path_ + "': " + std::strerror(saved ? saved : errno);
-    std::remove(tmp_.c_str());
-    return false;
+    ::unlink(tmp_.c_str());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp_, path_, ec);
-  if (ec) {
-    error_ = "cannot replace '" + path_ + "': " + ec.message();
-    std::remove(tmp_.c_str());
-    return false;
-  }
-  return true;
+  unregister_temporary(slot_);
+  slot_ = -1;
+  return ok;
 }
 
 void AtomicFile::abandon() {
   if (!file_ || file_ == stdout) return;
   std::fclose(file_);
   file_ = nullptr;
-  std::remove(tmp_.c_str());
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  unregister_temporary(slot_);
+  slot_ = -1;
+}
+
+std::string same_file_as_input(const std::string& out, const std::vector<std::string>& inputs) {
+  struct stat o {};
+  if (out.empty() || ::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) return "";
+  for (const auto& in : inputs) {
+    struct stat i {};
+    if (::stat(in.c_str(), &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+      return "--out '" + out + "' is '" + in + "', an input of this run; writing it would destroy the input";
+  }
+  return "";
 }
 
 }  // namespace mls

@@ -24,6 +24,8 @@ struct Args {
 int emit(const Args& a, const std::string& text);
 int io_error(const std::string& message);
 int report(Session& s);
+// 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
+int refuse_output_over_input(const Args& a, const Program& p);
 Selection selection_of(const Args& a);
 
 int cmd_diff(const Args& a);         // diff.cpp

@@ -82,6 +82,8 @@ int cmd_diff(const Args& a) {
   // Everything that can be checked is checked before either side evaluates anything.
   if (!prepare(left->s, left->file)) return side_error(*left, "left", false);
   if (!prepare(right->s, right->file)) return side_error(*right, "right", false);
+  for (Side* s : {left.get(), right.get()})
+    if (const int rc = refuse_output_over_input(a, s->s.prog)) return rc;
   for (Side* s : {left.get(), right.get()}) {
     s->cfg = configure(s->s.prog, s->s.ck, s->sel);
     if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left.get() ? "left" : "right", true);

@@ -21,6 +21,7 @@ int cmd_explain(const Args& a) {
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
   std::optional<Config> cfg;
   auto r = execute(s, selection_of(a), a.run, &cfg);
   if (!r) return report(s);

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "atomic_file.hpp"
+
 #ifdef MLS_HAVE_LIBEDIT
 #include <histedit.h>
 #include <sys/ioctl.h>
@@ -89,22 +91,16 @@ struct LineEditor::Impl {
 
   bool save(std::string& error) {
     if (path.empty()) return true;
-    // Atomic: a crash or a second session never leaves a half-written history file.
-    std::string tmp = path + ".XXXXXX";
-    const int fd = mkstemp(tmp.data());
-    if (fd < 0) {
-      error = "cannot write the history file '" + path + "': " + std::strerror(errno);
+    // Atomic, like --out: a crash or a second session never leaves a half-written history
+    // file, a link to it stays a link, and a signal does not leave the temporary file behind.
+    AtomicFile f(path);
+    if (!f.ok() || history(hist, &ev, H_SAVE_FP, f.file()) < 0) {
+      error = "cannot write the history file '" + path + "'" + (f.ok() ? "" : ": " + f.error());
+      f.abandon();
       return false;
     }
-    FILE* f = fdopen(fd, "w");
-    const bool ok = f && history(hist, &ev, H_SAVE_FP, f) >= 0 && std::fflush(f) == 0;
-    if (f)
-      std::fclose(f);
-    else
-      close(fd);
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-      error = "cannot write the history file '" + path + "'";
-      std::remove(tmp.c_str());
+    if (!f.commit()) {
+      error = "cannot write the history file: " + f.error();
       return false;
     }
     return true;

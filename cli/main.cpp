@@ -7,6 +7,8 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,25 @@ exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
   return info(ErrorKind::usage).exit_code;
+}
+
+// Largest values the number flags take: beyond them a value is a typo, not a wish.
+constexpr unsigned long long kMaxOutputCap = 1ull << 50;  // 1 PiB
+constexpr unsigned long long kMaxPointsCap = 1'000'000'000'000ull;
+
+// A number flag's value: decimal digits only (no sign, space or exponent; `-1` is not a
+// huge number), no overflow, within [lo, hi].
+std::optional<unsigned long long> whole_number(const std::string& v, unsigned long long lo, unsigned long long hi) {
+  if (v.empty()) return std::nullopt;
+  unsigned long long n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto d = static_cast<unsigned>(c - '0');
+    if (n > (hi - d) / 10) return std::nullopt;  // above hi (and so never wraps around)
+    n = n * 10 + d;
+  }
+  if (n < lo) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -108,44 +129,49 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
     } else if (arg.rfind("--out", 0) == 0) {
       auto v = value("--out");
       if (!v) return 64;
+      if (v->empty()) {
+        // An empty name is a mistake (an unset shell variable), not a request for stdout.
+        error = "--out expects a file name, got ''";
+        return 64;
+      }
       a.out = *v;
     } else if (arg.rfind("--max-output", 0) == 0) {
       auto v = value("--max-output");
       if (!v) return 64;
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0' || n == 0) {
-        error = "--max-output expects a positive number of bytes, got '" + *v + "'";
+      const auto n = whole_number(*v, 1, kMaxOutputCap);
+      if (!n) {
+        error =
+            "--max-output expects a number of bytes from 1 to " + std::to_string(kMaxOutputCap) + ", got '" + *v + "'";
         return 64;
       }
-      a.max_output = static_cast<std::size_t>(n);
+      a.max_output = static_cast<std::size_t>(*n);
     } else if (arg.rfind("--exact-limit", 0) == 0) {
       // Sweeps with more points than this run in binary64 (default 4096); 0 forces the
       // compiled fast path everywhere, which the tests use to compare the two engines.
       auto v = value("--exact-limit");
       if (!v) return 64;
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0') {
-        error = "--exact-limit expects a whole number, got '" + *v + "'";
+      const auto n = whole_number(*v, 0, kMaxPointsCap);
+      if (!n) {
+        error =
+            "--exact-limit expects a whole number from 0 to " + std::to_string(kMaxPointsCap) + ", got '" + *v + "'";
         return 64;
       }
-      a.run.exact_limit = static_cast<std::size_t>(n);
+      a.run.exact_limit = static_cast<std::size_t>(*n);
     } else if (arg.rfind("--threads", 0) == 0 || arg.rfind("--max-points", 0) == 0) {
       const bool threads = arg.rfind("--threads", 0) == 0;
-      auto v = value(threads ? "--threads" : "--max-points");
+      const char* flag = threads ? "--threads" : "--max-points";
+      auto v = value(flag);
       if (!v) return 64;
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0' || n == 0 || n > (threads ? 1024ull : 1'000'000'000'000ull)) {
-        error =
-            std::string(threads ? "--threads" : "--max-points") + " expects a positive whole number, got '" + *v + "'";
+      const unsigned long long hi = threads ? 1024 : kMaxPointsCap;
+      const auto n = whole_number(*v, 1, hi);
+      if (!n) {
+        error = std::string(flag) + " expects a whole number from 1 to " + std::to_string(hi) + ", got '" + *v + "'";
         return 64;
       }
       if (threads)
-        a.run.threads = static_cast<unsigned>(n);
+        a.run.threads = static_cast<unsigned>(*n);
       else
-        a.run.max_points = static_cast<std::size_t>(n);
+        a.run.max_points = static_cast<std::size_t>(*n);
     } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
       error = "unknown option '" + arg + "'";
       return 64;
@@ -199,6 +225,16 @@ int emit(const Args& a, const std::string& text) {
   return 0;
 }
 
+int refuse_output_over_input(const Args& a, const Program& p) {
+  std::vector<std::string> inputs;
+  for (std::size_t i = 0; i < p.sources.size(); ++i) {
+    const SourceFile& f = p.sources.get(static_cast<FileId>(i));
+    if (!f.is_stdlib && !f.name.empty() && f.name[0] != '<') inputs.push_back(f.name);
+  }
+  const std::string msg = same_file_as_input(a.out, inputs);
+  return msg.empty() ? 0 : usage_error(msg);
+}
+
 int report(Session& s) {
   const std::string text = render_all(s.prog.sources, s.prog.diags);
   std::fwrite(text.data(), 1, text.size(), stderr);
@@ -223,6 +259,7 @@ int cmd_run(const Args& a) {
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
   auto cfg = configure(s.prog, s.ck, selection_of(a));
   if (!cfg || s.prog.diags.has_errors()) return report(s);
   // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
@@ -293,6 +330,16 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return mls::dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    // A limit of the machine, reached by the input (a list of millions of literals, a huge
+    // sweep table), not a bug: said as such, with the input-error exit code. What was held is
+    // released by the unwinding, so printing needs no allocation beyond stdio's.
+    const mls::ErrorKindInfo& k = mls::info(mls::ErrorKind::limit_memory);
+    std::fprintf(stderr,
+                 "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
+                 "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
+                 k.code);
+    return k.exit_code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n",
                  e.what());

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "grammar/source.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/runtime/interrupt.hpp"
@@ -186,7 +187,8 @@ class Repl {
   bool quit = false;
 
  private:
-  static void out(const std::string& s) {
+  static void out(const std::string& text) {
+    const std::string s = escape_controls(text);  // a string value cannot drive the terminal
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
   }
@@ -248,10 +250,22 @@ int script_loop(ReplSession& s) {
   Repl repl(s, false);
   bool ok = true;
   std::uint32_t line_no = 0;
+  bool blank_before = false;
   std::string line;
   while (!repl.quit && std::getline(std::cin, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // A byte order mark before the first line is not part of the input.
+    if (line_no == 1 && std::string_view(line).substr(0, kUtf8Bom.size()) == kUtf8Bom) line.erase(0, kUtf8Bom.size());
+    // As at the prompt, two blank lines end an input left open (an unclosed bracket): it is
+    // reported, and the next statement starts fresh instead of joining its syntax error.
+    const bool blank = trim(line).empty();
+    if (repl.pending() && blank && blank_before) {
+      ok = repl.flush() && ok;
+      blank_before = false;
+      continue;
+    }
+    blank_before = blank;
     ok = repl.line(line, line_no) && ok;
   }
   if (!repl.quit) ok = repl.flush() && ok;

@@ -53,6 +53,9 @@ enum class RefKind : std::uint8_t { none, local, global, function, native, conve
 struct Ref {
   RefKind kind = RefKind::none;
   std::uint32_t index = 0;  // slot, global index, function index, native index, convention index
+  // A global named in the value of a `set` of that same global: its value before the set, so
+  // `set x = x * 2` doubles x (marked by the checker; other names mean final values).
+  bool prior = false;
 };
 
 struct Expr;
@@ -119,6 +122,17 @@ struct Expr {
   bool si_ready = false;
   std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
 };
+
+// Calls f on each direct sub-expression of e (operands, record and `with` values, arguments,
+// match arms): the one child walk for passes that look at every node. E is Expr or const Expr.
+template <class E, class F>
+void for_each_child(E& e, F&& f) {
+  for (auto& k : e.kids) f(*k);
+  for (auto& it : e.items) f(*it.value);
+  for (auto& w : e.with_items) f(*w.value);
+  for (auto& a : e.args) f(*a.value);
+  for (auto& arm : e.arms) f(*arm.body);
+}
 
 struct Param {
   Sym name = kNoSym;

@@ -115,23 +115,86 @@ struct action<g::unary_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 template <>
 struct action<g::not_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
 
-// Parse-tree nodes kept for lowering.
+// Operator chains (`1 + 1 + ...`, `x.a.b...`) are flat in the grammar, so the nesting limit
+// above never sees them, and a 16 MiB chain was parsed whole (47 s, 7.7 GB) before the AST's
+// depth check refused it. Each chain counts its operators while it is parsed and stops at
+// kMaxExprDepth, the depth its AST would reach. Per thread: parses run on pipeline threads.
+struct ChainFrame {
+  std::size_t links = 0;
+  tao::pegtl::internal::iterator start;  // where the chain begins: the error points there
+};
+thread_local std::vector<ChainFrame> t_chains;
+constexpr const char* kChainTooLong = "expression nests too deeply (an operator chain of more than 1000 levels)";
+static_assert(kMaxExprDepth == 1000, "kChainTooLong names the limit");
+
+struct chain : tao::pegtl::maybe_nothing {
+  template <typename Rule, tao::pegtl::apply_mode A, tao::pegtl::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  [[nodiscard]] static bool match(ParseInput& in, States&&... st) {
+    struct Frame {
+      explicit Frame(const tao::pegtl::internal::iterator& at) { t_chains.push_back({0, at}); }
+      ~Frame() { t_chains.pop_back(); }
+      Frame(const Frame&) = delete;
+      Frame& operator=(const Frame&) = delete;
+    } frame(in.iterator());
+    return tao::pegtl::match<Rule, A, M, Action, Control>(in, st...);
+  }
+};
+struct chain_link {
+  template <typename ActionInput>
+  static void apply(const ActionInput& in, ParseState&) {
+    if (t_chains.empty() || ++t_chains.back().links < kMaxExprDepth) return;
+    throw tao::pegtl::parse_error(kChainTooLong, tao::pegtl::position(t_chains.back().start, in.input().source()));
+  }
+};
+template <>
+struct action<g::add_expr> : chain {};
+template <>
+struct action<g::mul_expr> : chain {};
+template <>
+struct action<g::and_expr> : chain {};
+template <>
+struct action<g::or_expr> : chain {};
+template <>
+struct action<g::postfix_expr> : chain {};
+template <>
+struct action<g::op_add> : chain_link {};
+template <>
+struct action<g::op_sub> : chain_link {};
+template <>
+struct action<g::op_mul> : chain_link {};
+template <>
+struct action<g::op_div> : chain_link {};
+template <>
+struct action<g::kw_and> : chain_link {};
+template <>
+struct action<g::kw_or> : chain_link {};
+template <>
+struct action<g::field_access> : chain_link {};
+template <>
+struct action<g::with_clause> : chain_link {};
+
+// Parse-tree nodes kept for lowering. The precedence levels (or, and, comparison, +, *, ^,
+// postfix) are folded away when they hold one operand: every operand of every expression went
+// through all seven, so a list literal `[1, 1, ...]` kept ten nodes per element (1.2 KB of its
+// 2.1 KB per element at peak, issue 19 item 6). The lowering dispatches on node types, so a
+// folded level is simply absent.
 template <typename Rule>
 using selector = pt::selector<
     Rule,
+    pt::fold_one::on<g::or_expr, g::and_expr, g::cmp_expr, g::add_expr, g::mul_expr, g::pow_expr, g::postfix_expr>,
     pt::store_content::on<
         g::name_raw, g::number_raw, g::number_lit, g::unit_expr, g::unit_atom, g::unit_exponent, g::unit_div,
         g::unit_mul, g::unit_dot, g::string_lit, g::string_body, g::bool_true, g::bool_false, g::call, g::call_args,
         g::named_arg, g::positional_arg, g::name_ref, g::paren_expr, g::list_lit, g::record_lit, g::record_let,
-        g::record_field, g::if_expr, g::match_expr, g::match_arm, g::patterns, g::wildcard, g::postfix_expr,
-        g::field_access, g::with_clause, g::with_item, g::path, g::pow_expr, g::neg_expr, g::mul_expr, g::op_mul,
-        g::op_div, g::add_expr, g::op_add, g::op_sub, g::cmp_expr, g::op_eq, g::op_ne, g::op_le, g::op_ge, g::op_lt,
-        g::op_gt, g::not_prefix, g::and_expr, g::or_expr, g::conversion, g::target_unit, g::dimensionless_target,
-        g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot, g::param_default,
-        g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label, g::assert_stmt,
-        g::sweep_stmt, g::search_stmt, g::bindings, g::single_binding, g::zip_binding, g::zip_names, g::zip_domain,
-        g::domain, g::range_tail, g::range_step, g::range_step_mul, g::range_step_add, g::body, g::body_let,
-        g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
+        g::record_field, g::if_expr, g::match_expr, g::match_arm, g::patterns, g::wildcard, g::field_access,
+        g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul, g::op_div, g::op_add, g::op_sub, g::op_eq,
+        g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
+        g::dimensionless_target, g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot,
+        g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label,
+        g::assert_stmt, g::sweep_stmt, g::search_stmt, g::bindings, g::single_binding, g::zip_binding, g::zip_names,
+        g::zip_domain, g::domain, g::range_tail, g::range_step, g::range_step_mul, g::range_step_add, g::body,
+        g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
         g::convention_stmt, g::choice, g::convention_default, g::preset_stmt, g::preset_extends, g::preset_body,
         g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div, g::unit_stmt, g::unit_name,
         g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def, g::prefix_name, g::display_stmt,
@@ -490,7 +553,10 @@ class Lowerer {
       }
       return e;
     }
-    if (n.is_type<g::expr>() || n.is_type<g::or_expr>() || n.is_type<g::postfix_expr>()) return expr_node(n);
+    if (n.is_type<g::expr>() || n.is_type<g::or_expr>() || n.is_type<g::and_expr>() || n.is_type<g::cmp_expr>() ||
+        n.is_type<g::add_expr>() || n.is_type<g::mul_expr>() || n.is_type<g::pow_expr>() ||
+        n.is_type<g::postfix_expr>())
+      return expr_node(n);
     // Unreachable for well-formed trees; keep going with a harmless literal.
     diags_.error(ErrorKind::internal, span(n), "unexpected parse node " + std::string(n.type));
     return make(EK::num, span(n));
@@ -860,6 +926,15 @@ ParseOutcome<Rule> run(const SourceFile& f, std::size_t pos, ParseState& st) {
 
 void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t stmt_start, std::size_t pos,
             const std::string& message) {
+  if (message == kChainTooLong) {
+    diags
+        .error(ErrorKind::parse_too_deep,
+               Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)}, message)
+        .help.push_back(
+            "each operator in a chain like `a + b + c + ...` is one level; use sum([...]) or split it "
+            "with `let`");
+    return;
+  }
   if (message == "maximum parser rule nesting depth exceeded") {
     diags
         .error(ErrorKind::parse_too_deep,
@@ -972,7 +1047,8 @@ Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& inc
     auto r = run<tao::pegtl::seq<g::repl_item, g::opt_sep>>(f, pos, st);
     if (r.failed) {
       // Lua's trick: an error exactly at the end of the input means "keep reading".
-      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos) {
+      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos &&
+          r.message != kChainTooLong) {
         incomplete = true;
         m.stmts.clear();
         return m;

@@ -5,6 +5,42 @@
 
 namespace mls {
 
+std::optional<std::size_t> first_non_text(std::string_view s) {
+  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  auto cont = [&](std::size_t i) { return (byte(i) & 0xC0) == 0x80; };
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const unsigned c = byte(i);
+    if (c == 0) return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The second byte's range excludes overlong forms (E0, F0), surrogates (ED) and code
+    // points above U+10FFFF (F4); C0, C1 and F5..FF never start a sequence.
+    unsigned lo = 0x80, hi = 0xBF;
+    std::size_t n = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
+    for (std::size_t k = 2; k < n; ++k)
+      if (!cont(i + k)) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 LineCol SourceFile::locate(std::uint32_t offset) const {
   auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
   const auto line = static_cast<std::uint32_t>(it - line_starts.begin());

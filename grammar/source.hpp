@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,15 @@ struct Span {
   std::uint32_t end = 0;    // byte offset, exclusive
   [[nodiscard]] bool valid() const { return file != kNoFile; }
 };
+
+// Offset of the first byte that makes `s` not UTF-8 text, or nullopt. Strict (RFC 3629): a NUL
+// byte, a stray continuation byte, a truncated sequence, an overlong form, a UTF-16 surrogate
+// (U+D800..DFFF) or a code point above U+10FFFF all count; the parser and the terminal then
+// only ever see well-formed text.
+[[nodiscard]] std::optional<std::size_t> first_non_text(std::string_view s);
+
+// The UTF-8 byte order mark some editors put first in a file: skipped, never an error.
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 struct LineCol {
   std::uint32_t line = 0;  // 1-based

@@ -204,6 +204,10 @@ def history_survives(mls, workdir, history):
     with open(history, encoding="utf-8", errors="replace") as f:
         if "repl_hist_marker" not in f.read():
             raise Failure("the history file does not hold the line typed")
+    if not os.path.islink(history):
+        raise Failure("MLS_HISTORY was a symbolic link and was replaced by a file")
+    if any(".tmp" in n or n.startswith("history.") and n != "history.real" for n in os.listdir(workdir)):
+        raise Failure("a temporary history file was left behind: %s" % os.listdir(workdir))
     second = Terminal()
     try:
         second.start(repl_command(mls, workdir, history))
@@ -233,6 +237,8 @@ def main():
         return 77
     workdir = tempfile.mkdtemp(prefix="mls-pty-")
     history = os.path.join(workdir, "history")
+    # A link, as dotfile managers make: saved through it, the link stays (issue 19, item 2).
+    os.symlink("history.real", history)
     with open(os.path.join(workdir, "scenario.mls"), "w", encoding="utf-8") as f:
         f.write(SCENARIO)
     failures = 0

@@ -249,9 +249,7 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
   if (cfg) {
     for (const auto& c : cfg->conv) own.insert(c.atom);
     for (const auto& ovs : cfg->overrides) {
-      std::size_t first = 0;
-      for (std::size_t i = 0; i < ovs.size(); ++i)
-        if (ovs[i].path.size() == 1) first = i + 1;
+      const std::size_t first = replacing_override(ovs);
       for (std::size_t i = 0; i < ovs.size(); ++i) {
         own.insert(ovs[i].atom);
         if (first > 0 && i + 1 < first) dead.insert(ovs[i].atom);

@@ -14,7 +14,44 @@ namespace mls {
 // one 64 KiB block), and callers flush explicitly on success.
 Writer::~Writer() = default;
 
+namespace {
+// Control characters: C0 but newline and tab, DEL, and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F).
+bool has_controls(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::string escape_controls(std::string_view s) {
+  if (!has_controls(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 16);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += fmt::format("\\x{:02X}", c);
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(s[i + 1]));
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 void Writer::put(std::string_view s) {
+  if (escape_controls && has_controls(s)) {
+    const std::string safe = mls::escape_controls(s);
+    escape_controls = false;
+    put(safe);
+    escape_controls = true;
+    return;
+  }
   written_ += s.size();
   if (written_ > limit_) {
     Diagnostic d;
@@ -118,7 +155,9 @@ std::string table_counts(const Table& t) {
 
 class TextSink : public RunSink {
  public:
-  TextSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+  TextSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {
+    w_.escape_controls = true;
+  }
 
   void begin(const RunResult& h) override {
     std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
@@ -365,7 +404,7 @@ std::string md_escape(const std::string& v) {
 
 class MdSink : public RunSink {
  public:
-  MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+  MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) { w_.escape_controls = true; }
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
   void result(const Shown& s) override {
     w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");

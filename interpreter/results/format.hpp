@@ -26,6 +26,8 @@ class Writer {
   void flush();
   [[nodiscard]] std::size_t written() const { return written_; }
   static constexpr std::size_t kNoLimit = static_cast<std::size_t>(-1);
+  // Text and Markdown output show control characters escaped (see escape_controls).
+  bool escape_controls = false;
 
  private:
   std::string* into_ = nullptr;
@@ -34,6 +36,11 @@ class Writer {
   std::size_t written_ = 0;
   std::size_t limit_;
 };
+
+// `s` with every control character except newline and tab written as `\xNN` (C0, DEL) or
+// `\u00NN` (C1): a string holding a terminal escape (`show "\x1b]0;..."` typed raw) cannot
+// drive the terminal that shows it. JSON and CSV quote instead.
+[[nodiscard]] std::string escape_controls(std::string_view s);
 
 // A formatter for `--format`: "text", "json", "csv" or "md" (nullptr otherwise).
 [[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out,

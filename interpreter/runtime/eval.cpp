@@ -106,8 +106,9 @@ Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : Evaluator(p, c
 Evaluator::~Evaluator() = default;
 
 Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation) : p_(p), cfg_(cfg), exact_(exact) {
-  globals_.reserve(p.globals.size());
-  for (std::size_t i = 0; i < p.globals.size(); ++i) globals_.push_back(std::make_unique<GlobalCache>());
+  // One allocation for all caches: a REPL session makes an evaluator per input over thousands
+  // of globals, and one allocation each made that cost grow with every input (issue 19, item 9).
+  globals_.reset(new GlobalCache[p.globals.size()]);
   Assumption a;
   a.kind = AssumptionKind::approx;
   if (exact) {
@@ -308,10 +309,41 @@ Value Evaluator::eval_in(const Expr& e, int nslots) {
   return eval(e, slots.data(), 0);
 }
 
+namespace {
+// Globals this thread is computing, innermost last, with the value so far: the value of a
+// `set` reads its target's previous value from here (Ref::prior), and a global that would be
+// entered again reports a cycle instead of waiting on its own lock.
+struct InProgress {
+  const Evaluator* ev;
+  std::uint32_t g;
+  const Value* so_far;  // the value before the `set` being evaluated; null outside a `set`
+};
+thread_local std::vector<InProgress> t_in_progress;
+
+struct InProgressScope {
+  InProgressScope(const Evaluator* ev, std::uint32_t g) { t_in_progress.push_back({ev, g, nullptr}); }
+  ~InProgressScope() { t_in_progress.pop_back(); }
+  InProgressScope(const InProgressScope&) = delete;
+  InProgressScope& operator=(const InProgressScope&) = delete;
+};
+}  // namespace
+
+Value Evaluator::prior(const Expr& e) {
+  for (auto it = t_in_progress.rbegin(); it != t_in_progress.rend(); ++it)
+    if (it->ev == this && it->g == e.ref.index && it->so_far) return *it->so_far;
+  fail(ErrorKind::internal, e.span, "the previous value of '" + sym_name(e.name) + "' is read outside its `set`", 0);
+}
+
 Value Evaluator::global(std::uint32_t g) {
-  GlobalCache& c = *globals_[g];
-  std::lock_guard<std::mutex> lock(c.mu);
+  GlobalCache& c = globals_[g];
   const GlobalDef& gd = p_.globals[g];
+  // Backstop for configure()'s cycle check (name.cycle): never wait on a lock this thread holds.
+  for (const auto& ip : t_in_progress)
+    if (ip.ev == this && ip.g == g)
+      fail(ErrorKind::name_cycle, gd.stmt ? gd.stmt->name_span : Span{},
+           "'" + sym_name(gd.name) + "' depends on itself while it is evaluated", 0);
+  std::lock_guard<std::mutex> lock(c.mu);
+  const InProgressScope in_progress(this, g);
   // Literal globals are assumptions, not steps of a formula: the tracer does not see them.
   const bool traced = tracer && !gd.literal;
   if (c.ready) {
@@ -323,10 +355,9 @@ Value Evaluator::global(std::uint32_t g) {
   }
   if (traced) tracer->enter_global(g, false);
   const auto& ovs = cfg_.overrides[g];
-  // A whole-value override replaces the definition; field overrides apply on top, in order.
-  std::size_t first = 0;
-  for (std::size_t i = 0; i < ovs.size(); ++i)
-    if (ovs[i].path.size() == 1) first = i + 1;
+  // A whole-value override replaces the definition (unless it reads it: `set x = x * 2`);
+  // the overrides after it apply on top, in order, each reading the value so far.
+  const std::size_t first = replacing_override(ovs);
   Value v;
   if (first > 0) {
     const Override& o = ovs[first - 1];
@@ -338,8 +369,19 @@ Value Evaluator::global(std::uint32_t g) {
   }
   for (std::size_t i = first; i < ovs.size(); ++i) {
     const Override& o = ovs[i];
+    t_in_progress.back().so_far = &v;
     Value nv = eval_in(*o.value, o.nslots);
-    if (nv.k == Value::K::num || nv.k == Value::K::boolean) nv.deps = p_.deps.single(o.atom);
+    t_in_progress.back().so_far = nullptr;
+    // A value computed from the previous one keeps what that depended on; otherwise the
+    // override's own literal stands for the override.
+    if (o.reads_prior)
+      nv = with_deps(std::move(nv), p_.deps.single(o.atom), o.value->span);
+    else if (nv.k == Value::K::num || nv.k == Value::K::boolean)
+      nv.deps = p_.deps.single(o.atom);
+    if (o.path.size() == 1) {
+      v = std::move(nv);
+      continue;
+    }
     // Replace along the path (checked statically to exist).
     std::function<Value(const Value&, std::size_t)> put = [&](const Value& cur, std::size_t i2) -> Value {
       if (i2 == o.path.size()) return nv;
@@ -373,7 +415,7 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
     case EK::name:
       switch (e.ref.kind) {
         case RefKind::local: return slots[e.ref.index];
-        case RefKind::global: return global(e.ref.index);
+        case RefKind::global: return e.ref.prior ? prior(e) : global(e.ref.index);
         default: fail(ErrorKind::internal, e.span, "name cannot be evaluated here", 0);
       }
     case EK::unary: {

@@ -98,7 +98,8 @@ class Evaluator {
   Value match(const Expr& e, Value* slots, int depth);
   Value with(const Expr& e, Value* slots, int depth);
   Value literal(const Expr& e);
-  void step(Span at);  // one unit of the step budget
+  Value prior(const Expr& e);  // a `set` reading its target's previous value
+  void step(Span at);          // one unit of the step budget
   Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
 
   Program& p_;
@@ -109,7 +110,7 @@ class Evaluator {
     bool ready = false;
     Value value;
   };
-  std::vector<std::unique_ptr<GlobalCache>> globals_;
+  std::unique_ptr<GlobalCache[]> globals_;  // one per global of the program at construction
   AtomId overflow_atom_ = 0;
   // Validation: one atom per family of p.validated_families (created here, before evaluation),
   // its text computed on first use by an exact evaluator of its own (its own globals cache).

@@ -105,7 +105,7 @@ class Sim {
  public:
   static constexpr std::int64_t kMaxWork = 1'000'000'000;
 
-  explicit Sim(const Config& c) : c_(c), alloc_(c.budget_tokens) {
+  Sim(const Config& c, const Charge& charge) : c_(c), charge_(charge), alloc_(c.budget_tokens) {
     page_ = c.paged ? c.page_size : 1;
     total_pages_ = c.budget_tokens / page_;
     free_pages_ = total_pages_;
@@ -123,6 +123,9 @@ class Sim {
     std::int64_t work = 0;
     while (!waiting_.empty() || !running_.empty()) {
       work += static_cast<std::int64_t>(running_.size()) + 1;
+      // The same work counts against the evaluation's step budget (issue 19, item 8: one call
+      // took 15 s outside it, and a sweep of such calls months).
+      if (charge_) charge_(running_.size() + 1);
       if (work > kMaxWork) {
         Result too_long;
         too_long.error = "the trace takes more than " + std::to_string(kMaxWork) +
@@ -325,6 +328,7 @@ class Sim {
   }
 
   const Config& c_;
+  const Charge& charge_;
   FirstFit alloc_;
   std::int64_t page_ = 1, total_pages_ = 0, free_pages_ = 0, shared_tok_ = 0, shared_pages_ = 0;
   std::int64_t sharers_ = 0, static_allocated_ = 0;
@@ -354,7 +358,7 @@ std::optional<std::string> validate(const Config& c) {
   return std::nullopt;
 }
 
-Result simulate(const Config& c) { return Sim(c).run(); }
+Result simulate(const Config& c, const Charge& charge) { return Sim(c, charge).run(); }
 
 // ---- the native's evaluation (its type rule: semantics/kv_sim_type.cpp) ----
 
@@ -405,7 +409,7 @@ Value evaluate(NativeEval& n) {
   c.skip_ahead = text("admission", "stop", "skip");
   c.share_prefix = field("share_prefix").b;
   if (auto why = validate(c)) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "kv_alloc_sim: " + *why, deps);
-  const Result r = simulate(c);
+  const Result r = simulate(c, [&n](std::uint64_t units) { n.ev.charge(units, n.call.span); });
   if (!r.error.empty()) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "kv_alloc_sim: " + r.error, deps);
 
   const std::int64_t slot_steps = c.budget_tokens * r.window_steps;  // <= 1e9 x 2e8: fits

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,7 +45,10 @@ struct Result {
 
 // What is wrong with a configuration (as a message), if anything.
 [[nodiscard]] std::optional<std::string> validate(const Config& c);
-[[nodiscard]] Result simulate(const Config& c);
+// Called with units of work as the simulation goes (a step costs the requests it runs): the
+// native charges them to the evaluation's step budget, so limit.steps stops a huge trace.
+using Charge = std::function<void(std::uint64_t)>;
+[[nodiscard]] Result simulate(const Config& c, const Charge& charge = nullptr);
 
 // The native's evaluation (native_eval.cpp's table; its type rule: semantics/kv_sim_type.hpp).
 [[nodiscard]] Value evaluate(NativeEval& n);

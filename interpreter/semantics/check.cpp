@@ -676,11 +676,22 @@ void Checker::check_stmt(Stmt& s) {
   }
 }
 
+namespace {
+// In the value of a `set`, the global it sets means the value before the set (item 1 of issue
+// 19: `--set 'mttf.gpu=mttf.gpu * 2'` doubles it). Only names written in the value itself: a
+// function it calls reads the final value, which configure() reports as a cycle.
+void mark_prior(Expr& e, std::uint32_t g) {
+  if (e.kind == EK::name && e.ref.kind == RefKind::global && e.ref.index == g) e.ref.prior = true;
+  for_each_child(e, [g](Expr& k) { mark_prior(k, g); });
+}
+}  // namespace
+
 void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots) {
   Env env;
   env.slots.assign(static_cast<std::size_t>(std::max(nslots, 0)), t_error());
-  TypeP v = expr(value, env);
   const Decl* d = p_.lookup(path.front());
+  if (d && d->kind == RefKind::global) mark_prior(value, d->index);
+  TypeP v = expr(value, env);
   if (!d || d->kind != RefKind::global) {
     std::vector<std::string> names;
     for (const auto& g : p_.globals) names.push_back(sym_name(g.name));

@@ -12,6 +12,137 @@ namespace mls {
 
 namespace {
 
+bool reads_prior(const Expr& e) {
+  bool found = e.kind == EK::name && e.ref.prior;
+  for_each_child(e, [&found](const Expr& k) { found = found || reads_prior(k); });
+  return found;
+}
+
+// A `set` can make definitions depend on each other in a cycle that the checker, which sees
+// definitions and not which sets a run applies, cannot: `set x = y` with `set y = x`, or
+// `set x = f()` where f reads x. Evaluating such a global would wait for itself, so configure
+// reports it (name.cycle). Nodes are globals (0..G-1) and functions (G..): a cycle through
+// functions only is recursion, which is fine; one through a global is not.
+class SetCycles {
+ public:
+  SetCycles(Program& p, const Config& cfg) : p_(p), cfg_(cfg), edges_(p.globals.size() + p.functions.size()) {}
+
+  // Reports each cycle through a global that has a `set`; returns false if there was one.
+  bool check() {
+    bool ok = true;
+    std::vector<bool> reported(p_.globals.size(), false);
+    for (std::uint32_t g = 0; g < p_.globals.size(); ++g) {
+      if (cfg_.overrides[g].empty() || reported[g]) continue;
+      const std::vector<std::uint32_t> path = cycle_from(g);
+      if (path.empty()) continue;
+      for (std::uint32_t n : path)
+        if (n < p_.globals.size()) reported[n] = true;
+      report(path);
+      ok = false;
+    }
+    return ok;
+  }
+
+ private:
+  const std::vector<std::uint32_t>& edges(std::uint32_t node) {
+    auto& e = edges_[node];
+    if (e) return *e;
+    std::vector<std::uint32_t> out;
+    const auto G = static_cast<std::uint32_t>(p_.globals.size());
+    if (node < G) {
+      const auto& ovs = cfg_.overrides[node];
+      const std::size_t first = replacing_override(ovs);
+      if (first == 0 && p_.globals[node].stmt && p_.globals[node].stmt->value)
+        collect(*p_.globals[node].stmt->value, out);
+      for (std::size_t i = first == 0 ? 0 : first - 1; i < ovs.size(); ++i) collect(*ovs[i].value, out);
+    } else {
+      const Stmt* fn = p_.functions[node - G].stmt;
+      if (fn && fn->value) collect(*fn->value, out);
+      if (fn)
+        for (const auto& prm : fn->params)
+          if (prm.default_value) collect(*prm.default_value, out);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    e = std::move(out);
+    return *e;
+  }
+
+  void collect(const Expr& e, std::vector<std::uint32_t>& out) {
+    if (e.kind == EK::name && e.ref.kind == RefKind::global && !e.ref.prior) out.push_back(e.ref.index);
+    if (e.kind == EK::call && e.ref.kind == RefKind::function)
+      out.push_back(static_cast<std::uint32_t>(p_.globals.size()) + e.ref.index);
+    for_each_child(e, [&](const Expr& k) { collect(k, out); });
+  }
+
+  // The nodes of a cycle g -> ... -> g (without the final g), or empty. Iterative: the graph
+  // of the prelude is deep.
+  std::vector<std::uint32_t> cycle_from(std::uint32_t g) {
+    std::vector<bool> seen(edges_.size(), false);
+    std::vector<std::pair<std::uint32_t, std::size_t>> stack{{g, 0}};
+    seen[g] = true;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const auto& out = edges(node);
+      if (next == out.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const std::uint32_t to = out[next++];
+      if (to == g) {
+        std::vector<std::uint32_t> path;
+        for (const auto& fr : stack) path.push_back(fr.first);
+        return path;
+      }
+      if (!seen[to]) {
+        seen[to] = true;
+        stack.emplace_back(to, 0);
+      }
+    }
+    return {};
+  }
+
+  std::string node_name(std::uint32_t n) const {
+    const auto G = static_cast<std::uint32_t>(p_.globals.size());
+    return n < G ? sym_name(p_.globals[n].name) : sym_name(p_.functions[n - G].name) + "()";
+  }
+
+  // Where a global's value comes from: its last `set` (the one a run evaluates last), else its definition.
+  Span source_of(std::uint32_t g) const {
+    const auto& ovs = cfg_.overrides[g];
+    return ovs.empty() ? p_.globals[g].stmt->name_span : ovs.back().value->span;
+  }
+
+  void report(const std::vector<std::uint32_t>& path) {
+    std::string chain;
+    std::size_t globals = 0;
+    for (std::uint32_t n : path) {
+      chain += node_name(n) + " -> ";
+      globals += n < p_.globals.size() ? 1 : 0;
+    }
+    chain += node_name(path.front());
+    const std::string root = sym_name(p_.globals[path.front()].name);
+    auto& d =
+        p_.diags.error(ErrorKind::name_cycle, source_of(path.front()),
+                       globals == 1 ? "the value set for '" + root + "' depends on '" + root + "' itself: " + chain
+                                    : "the values set make definitions depend on each other in a cycle: " + chain);
+    d.label = "'" + root + "' is set here";
+    for (std::size_t i = 1; i < path.size(); ++i) {
+      if (path[i] >= p_.globals.size()) continue;
+      const std::string name = sym_name(p_.globals[path[i]].name);
+      d.notes.push_back(
+          {source_of(path[i]), "'" + name + (cfg_.overrides[path[i]].empty() ? "' is defined here" : "' is set here")});
+    }
+    d.help.push_back(
+        "in the value of a `set`, the name it sets means its value before the set (`set x = x * 2` "
+        "doubles x); every other name, also inside functions, means the final value");
+  }
+
+  Program& p_;
+  const Config& cfg_;
+  std::vector<std::optional<std::vector<std::uint32_t>>> edges_;
+};
+
 struct Builder {
   Program& p;
   Checker& ck;
@@ -79,6 +210,7 @@ struct Builder {
         value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
+    o.reads_prior = reads_prior(*value);
     cfg.overrides[d->index].push_back(std::move(o));
   }
 
@@ -125,6 +257,13 @@ struct Builder {
 };
 
 }  // namespace
+
+std::size_t replacing_override(const std::vector<Override>& ovs) {
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < ovs.size(); ++i)
+    if (ovs[i].path.size() == 1 && !ovs[i].reads_prior) first = i + 1;
+  return first;
+}
 
 std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   Builder b{p, ck, {}};
@@ -176,6 +315,12 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
+    if (first_non_text(text) || first_non_text(name)) {
+      // Never echoed: the bytes that are not UTF-8 would reach the terminal raw.
+      p.diags.error(ErrorKind::load_binary, Span{}, "a --set argument is not UTF-8 text");
+      b.ok = false;
+      continue;
+    }
     const FileId f = p.sources.add("<command line: --set " + name + ">", text, false);
     ExprP e = parse_expression(p.sources, f, p.diags);
     if (!e) {
@@ -193,6 +338,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
     b.set(path, Span{}, e.get(), nslots, "command line");
     Builder::cli_exprs().push_back(std::move(e));
   }
+  if (b.ok && !SetCycles(p, b.cfg).check()) b.ok = false;
   // Convention atoms, now that every choice is final.
   for (std::size_t i = 0; i < p.conventions.size(); ++i) {
     auto& cs = b.cfg.conv[i];

@@ -24,7 +24,13 @@ struct Override {
   const Expr* value = nullptr;
   int nslots = 0;
   AtomId atom = 0;
+  bool reads_prior = false;  // the value names its own target: the value before this set
 };
+
+// 1 + the index of the last whole-value `set` of one global that does not read the previous
+// value: it replaces the definition and every `set` before it, later ones apply on top. 0: the
+// definition is evaluated and every override applies on top of it, in order.
+[[nodiscard]] std::size_t replacing_override(const std::vector<Override>& ovs);
 
 struct Config {
   std::string preset;                            // "mls" unless chosen

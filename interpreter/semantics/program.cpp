@@ -35,22 +35,6 @@ std::optional<std::string> read_disk(const std::string& path) {
   return out;
 }
 
-// Valid UTF-8 without NUL bytes: anything else is not a scenario file. Returns the offset of
-// the first byte that is not, or nullopt.
-std::optional<std::size_t> first_non_text(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0) return i;
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return i;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
-    i += n;
-  }
-  return std::nullopt;
-}
-
 // The text with every byte that is not ASCII replaced by '?': safe to show in a diagnostic.
 std::string ascii_only(const std::string& s) {
   std::string out(s);
@@ -188,6 +172,13 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
     return false;
   }
   if (std::find(loaded_paths_.begin(), loaded_paths_.end(), norm) != loaded_paths_.end()) return true;
+  if (!is_main && std::filesystem::path(norm).extension() != ".mls") {
+    // Checked before the file is opened: an error excerpt must never show a line of a file that
+    // is not mls source (`import "../../etc/shadow"` once printed its first line).
+    auto& d = diags.error(ErrorKind::load_not_mls, from, "only .mls files can be imported, got '" + path + "'");
+    d.help.push_back("import names an mls source file, relative to the importing file (docs/language.md)");
+    return false;
+  }
   auto text = reader(path);
   if (!text) {
     auto& d = diags.error(ErrorKind::load_missing, from, "cannot read '" + path + "'");
@@ -215,6 +206,8 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
     }
     return false;
   }
+  // A byte order mark would be a syntax error at 1:1 with an invisible cause: skipped.
+  if (std::string_view(*text).substr(0, kUtf8Bom.size()) == kUtf8Bom) text->erase(0, kUtf8Bom.size());
   loaded_paths_.push_back(norm);
   const FileId id = sources.add(norm, std::move(*text), false);
   Module m = parse_module(sources, id, diags);

@@ -4,6 +4,7 @@
 #include "session.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "grammar/parse.hpp"
@@ -219,6 +220,21 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   Program& p = s_->prog;
   Checker& ck = s_->ck;
   const Snapshot snap = take();
+  if (const auto bad = first_non_text(text)) {
+    // Reported on a copy with every byte above ASCII shown as '?': the bytes that are not
+    // UTF-8 never reach the terminal (they once came back in a parse.unclosed excerpt).
+    std::string safe(text);
+    for (char& c : safe)
+      if (static_cast<unsigned char>(c) >= 0x80 || c == 0) c = '?';
+    const FileId f = p.sources.add(name.empty() ? input_name_ : name, std::move(safe), false, first_line);
+    const auto at = static_cast<std::uint32_t>(*bad);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[*bad]));
+    p.diags.error(
+        ErrorKind::load_binary, Span{f, at, at + 1},
+        text[*bad] == 0 ? std::string("not UTF-8 text: a NUL byte") : std::string("not UTF-8 text: byte ") + hex);
+    return fail(std::move(out), snap);
+  }
   const FileId file = p.sources.add(name.empty() ? input_name_ : name, text, false, first_line);
   bool incomplete = false;
   Module m = parse_repl(p.sources, file, p.diags, incomplete, final);
