@@ -11,7 +11,7 @@ The check fails when
   - an example's recorded exit code is not its kind's, or its output does not show the kind;
   - a kind is never raised by the code (no `ErrorKind::ID` in grammar/, interpreter/, cli/):
     such a kind must be removed from error_kinds.def;
-  - a scripted example (load.too_large, run.interrupted) no longer prints what the catalog says;
+  - a scripted example (load.too_large, run.interrupted, merge.part) no longer prints what the catalog says;
   - docs/errors.md differs from what this script generates.
 """
 import os
@@ -40,6 +40,13 @@ SCRIPTED = {
         "statement it stopped. `--out` files keep their old contents; a REPL session keeps its state.",
         "`slow.mls` (a sweep of 1,000,000 points of `fib(20)`, "
         "`let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)`), interrupted after one second",
+    ),
+    "merge.part": (
+        "`mls merge` was given parts that do not make one run: a shard missing or given twice, a part "
+        "of another scenario, selection or mls version, a scenario changed since, or a part cut short or "
+        "damaged. Nothing is printed; rerun the missing or damaged shard.",
+        "`grid.mls` (`sweep g over x in 1..3000 { show x, y = x * 2 }`) run as `--shard 1/3` and `--shard "
+        "3/3` (`--format json --out part_K.json`); shard 2 is missing",
     ),
 }
 SLOW = """let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)
@@ -104,6 +111,8 @@ def run_scripted(mls, code):
     """The output of a scripted example, in a temporary folder (so paths do not vary)."""
     if code == "run.interrupted":
         return run_interrupted(mls)
+    if code == "merge.part":
+        return run_merge_part(mls)
     assert code == "load.too_large"
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "big.mls"), "wb") as f:
@@ -111,6 +120,20 @@ def run_scripted(mls, code):
         p = subprocess.run([mls, "run", "big.mls"], cwd=d, capture_output=True, timeout=120)
     return {"about": SCRIPTED[code][0], "source": None, "input": SCRIPTED[code][1], "command": "mls run big.mls",
             "exit": p.returncode, "stdout": p.stdout.decode(), "stderr": p.stderr.decode()}
+
+
+def run_merge_part(mls):
+    """Two of three shards' parts merged: the missing one is named, exit 65."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "grid.mls"), "w", encoding="utf-8") as f:
+            f.write("sweep g over x in 1..3000 { show x, y = x * 2 }\n")
+        for k in (1, 3):
+            subprocess.run([mls, "run", "grid.mls", "--shard", "%d/3" % k, "--format", "json", "--out",
+                            "part_%d.json" % k], cwd=d, capture_output=True, timeout=120, check=True)
+        p = subprocess.run([mls, "merge", "part_1.json", "part_3.json"], cwd=d, capture_output=True, timeout=120)
+    return {"about": SCRIPTED["merge.part"][0], "source": None, "input": SCRIPTED["merge.part"][1],
+            "command": "mls merge part_1.json part_3.json", "exit": p.returncode, "stdout": p.stdout.decode(),
+            "stderr": p.stderr.decode()}
 
 
 def run_interrupted(mls):
