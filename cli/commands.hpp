@@ -1,10 +1,12 @@
 // commands.hpp — parsed command-line arguments and the subcommands beside `run` and `check`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "interpreter/results/format.hpp"
 #include "interpreter/tooling/driver.hpp"
 
 namespace mls {
@@ -22,6 +24,9 @@ struct Args {
 };
 
 int emit(const Args& a, const std::string& text);
+int usage_error(const std::string& msg);
+// Forwards a run to `inner` and sets `failed` when an assert fails (exit code 1).
+std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed);
 int io_error(const std::string& message);
 int report(Session& s);
 // 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
@@ -35,5 +40,10 @@ int cmd_presets(const Args& a);      // listing.cpp
 int cmd_repl(const Args& a);         // repl.cpp
 int cmd_validate(const Args& a);     // validate.cpp
 int cmd_list(const Args& a);         // list.cpp
+int cmd_merge(const Args& a);        // merge.cpp
+// The sink of `mls run --shard K/N`: a part for `mls merge` (merge.cpp); `shard` receives the
+// sweeps' points.
+std::unique_ptr<RunSink> make_part_writer(Program& p, Writer& w, const Args& a, const std::string& file,
+                                          ShardWriter*& shard);
 
 }  // namespace mls

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@ commands:
   diff FILE --preset A --preset B   compare two presets
   diff A.mls B.mls                  compare two scenario files
   explain FILE NAME                 the formula chain behind one result
+  merge PART...    the parts of a sharded run (run --shard) merged: prints exactly what
+                  one `mls run FILE` prints (--format text|json|csv|md)
   validate        every published measurement of the validation set against its prediction
                   (--format text|json|md; exit 1 when a case is outside its band)
   list [KIND]     the catalogue: accelerators, systems, fabrics, links, models or grids, one row per
@@ -48,11 +51,15 @@ options:
   --max-points N              largest sweep or search allowed (default 1000000)
   --max-output BYTES          largest output allowed (default 4294967296)
   --exact-limit N             sweeps above N points run in binary64 (default 4096)
+  --shard K/N                 run: evaluate only shard K of N of every sweep and search, and
+                              write a part for `mls merge` (needs --format json)
   --help, --version
 
 exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage,
             65 input error, 66 input missing, 70 internal error, 73 cannot write output
 )";
+
+}  // namespace
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
@@ -157,6 +164,21 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
         return 64;
       }
       a.run.exact_limit = static_cast<std::size_t>(*n);
+    } else if (arg.rfind("--shard", 0) == 0) {
+      auto v = value("--shard");
+      if (!v) return 64;
+      const auto slash = v->find('/');
+      std::optional<unsigned long long> k, n;
+      if (slash != std::string::npos) {
+        k = whole_number(v->substr(0, slash), 1, 1'000'000);
+        n = whole_number(v->substr(slash + 1), 1, 1'000'000);
+      }
+      if (!k || !n || *k > *n) {
+        error = "--shard expects K/N with 1 <= K <= N <= 1000000 (for example 3/8), got '" + *v + "'";
+        return 64;
+      }
+      a.run.shard_k = static_cast<std::size_t>(*k);
+      a.run.shard_n = static_cast<std::size_t>(*n);
     } else if (arg.rfind("--threads", 0) == 0 || arg.rfind("--max-points", 0) == 0) {
       const bool threads = arg.rfind("--threads", 0) == 0;
       const char* flag = threads ? "--threads" : "--max-points";
@@ -189,7 +211,6 @@ int io_error(const std::string& message) {
 }
 
 namespace {
-// Forwards a run to the formatter and remembers whether an assert failed (exit code 1).
 class AssertWatch : public RunSink {
  public:
   AssertWatch(RunSink& inner, bool& failed) : in_(inner), failed_(failed) {}
@@ -209,6 +230,10 @@ class AssertWatch : public RunSink {
   bool& failed_;
 };
 }  // namespace
+
+std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed) {
+  return std::make_unique<AssertWatch>(inner, failed);
+}
 
 int emit(const Args& a, const std::string& text) {
   if (!a.out.empty()) {
@@ -256,6 +281,8 @@ int cmd_run(const Args& a) {
     return usage_error("--format must be text, json, csv or md, got '" + a.format + "'");
   if (a.presets.size() > 1) return usage_error("run takes one --preset (diff takes two)");
   if (a.positional[1].empty()) return usage_error("run expects a FILE");
+  if (a.run.shard_n && a.format != "json")
+    return usage_error("--shard writes a part for `mls merge`: it needs --format json");
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
@@ -271,7 +298,9 @@ int cmd_run(const Args& a) {
   bool failed_assert = false;
   try {
     Writer w(out.file(), a.max_output);
-    auto sink = make_formatter(a.format, s.prog, w, file);
+    ShardWriter* shard = nullptr;
+    auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard) : make_formatter(a.format, s.prog, w, file);
+    opt.shard_out = shard;
     AssertWatch watch(*sink, failed_assert);
     run_program(s.prog, s.ck, *cfg, opt, watch);
     w.flush();
@@ -308,11 +337,13 @@ int dispatch(int argc, char** argv) {
     return a.help ? 0 : 64;
   }
   const std::string& cmd = a.positional[0];
-  if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate") {
+  if (a.run.shard_n && cmd != "run") return usage_error("--shard applies to run only");
+  if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are
     // left as they were and the progress line is cleared.
     const InterruptScope ctrl_c;
     return cmd == "run"        ? cmd_run(a)
+           : cmd == "merge"    ? cmd_merge(a)
            : cmd == "diff"     ? cmd_diff(a)
            : cmd == "validate" ? cmd_validate(a)
                                : cmd_explain(a);

@@ -95,6 +95,22 @@ Num Num::exact_of_double(double v) {
   return Num{v, wrap(rat_of_double(v))};
 }
 
+std::optional<Num> Num::from_exact_text(std::string_view text, double d) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos || text.size() > 2 * (kMaxExactBits / 3 + 8)) return std::nullopt;
+  auto digits = [](std::string_view s, bool sign) {
+    if (sign && !s.empty() && s[0] == '-') s.remove_prefix(1);
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const std::string_view num = text.substr(0, slash), den = text.substr(slash + 1);
+  if (!digits(num, true) || !digits(den, false)) return std::nullopt;
+  const Int q{std::string(den)};
+  if (q == 0) return std::nullopt;
+  Rat r(Int{std::string(num)}, q);
+  if (too_big(r)) return std::nullopt;
+  return Num{d, wrap(std::move(r))};
+}
+
 std::optional<Num> Num::parse(std::string_view text) {
   std::string mant;
   long frac_digits = 0;

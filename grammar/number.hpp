@@ -30,6 +30,9 @@ struct Num {
   [[nodiscard]] static std::optional<Num> parse(std::string_view text);
   // Exact value of a binary64 (every finite double is a dyadic rational).
   [[nodiscard]] static Num exact_of_double(double v);
+  // An exact number from its exact_text ("-3/4") and its binary64 `d` as it was (shard parts
+  // carry both, so a merge rebuilds the number bit for bit); nullopt if the text is malformed.
+  [[nodiscard]] static std::optional<Num> from_exact_text(std::string_view text, double d);
 };
 
 // Arithmetic. `lost` is set when both inputs were exact but the result no longer is.

@@ -11,7 +11,7 @@ The check fails when
   - an example's recorded exit code is not its kind's, or its output does not show the kind;
   - a kind is never raised by the code (no `ErrorKind::ID` in grammar/, interpreter/, cli/):
     such a kind must be removed from error_kinds.def;
-  - a scripted example (load.too_large, run.interrupted) no longer prints what the catalog says;
+  - a scripted example (load.too_large, run.interrupted, merge.part) no longer prints what the catalog says;
   - docs/errors.md differs from what this script generates.
 """
 import os
@@ -45,6 +45,12 @@ SCRIPTED = {
         "The input needs more memory than the machine allows (an allocation failed): reported as a limit "
         "of the input, never as an internal error. The example caps the address space at 1 GiB.",
         "a file `big.mls` holding `let xs = [1, 1, ...]` with 4,000,000 elements, run under `ulimit -v 1048576`",
+    "merge.part": (
+        "`mls merge` was given parts that do not make one run: a shard missing or given twice, a part "
+        "of another scenario, selection or mls version, a scenario changed since, or a part cut short or "
+        "damaged. Nothing is printed; rerun the missing or damaged shard.",
+        "`grid.mls` (`sweep g over x in 1..3000 { show x, y = x * 2 }`) run as `--shard 1/3` and `--shard "
+        "3/3` (`--format json --out part_K.json`); shard 2 is missing",
     ),
 }
 SLOW = """let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)
@@ -111,6 +117,8 @@ def run_scripted(mls, code):
         return run_interrupted(mls)
     if code == "limit.memory":
         return run_out_of_memory(mls)
+    if code == "merge.part":
+        return run_merge_part(mls)
     assert code == "load.too_large"
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "big.mls"), "wb") as f:
@@ -139,6 +147,18 @@ def run_out_of_memory(mls):
     return {"about": SCRIPTED["limit.memory"][0], "source": None, "input": SCRIPTED["limit.memory"][1],
             "command": "mls run big.mls    # ulimit -v 1048576", "exit": p.returncode, "stdout": p.stdout.decode(),
             "stderr": err}
+def run_merge_part(mls):
+    """Two of three shards' parts merged: the missing one is named, exit 65."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "grid.mls"), "w", encoding="utf-8") as f:
+            f.write("sweep g over x in 1..3000 { show x, y = x * 2 }\n")
+        for k in (1, 3):
+            subprocess.run([mls, "run", "grid.mls", "--shard", "%d/3" % k, "--format", "json", "--out",
+                            "part_%d.json" % k], cwd=d, capture_output=True, timeout=120, check=True)
+        p = subprocess.run([mls, "merge", "part_1.json", "part_3.json"], cwd=d, capture_output=True, timeout=120)
+    return {"about": SCRIPTED["merge.part"][0], "source": None, "input": SCRIPTED["merge.part"][1],
+            "command": "mls merge part_1.json part_3.json", "exit": p.returncode, "stdout": p.stdout.decode(),
+            "stderr": p.stderr.decode()}
 
 
 def run_interrupted(mls):

@@ -30,6 +30,7 @@ struct PointOut {
   std::vector<Value> key, cells;
   std::vector<Value> objectives;
   std::vector<AssertOutcome> failed;
+  std::vector<std::size_t> failed_items;  // the body item of each failed assert (shard parts)
 };
 
 class SweepRunner {
@@ -178,7 +179,15 @@ class SweepRunner {
       }
       progress.update(first_point + outs.size());
     };
-    pipeline(total, domains, ev, prog.get(), fast, consume);
+    const std::size_t nchunks = (total + kChunk - 1) / kChunk;
+    if (opt_.shard_out) {
+      shard(total, domains, ev, prog.get(), fast, nchunks);
+      return;
+    }
+    if (opt_.shard_in)
+      merge(total, domains, ev, fast, t, asserts, best, begun, begin_table, emit_row);
+    else
+      pipeline(total, domains, ev, prog.get(), fast, consume, 0, nchunks);
     progress.done();
 
     if (t.search) {
@@ -226,13 +235,14 @@ class SweepRunner {
 
   // Evaluates chunks of points on worker threads and hands them to `consume` in enumeration
   // order. At most `window` chunks are in flight, so memory stays flat however large the sweep.
+  // Chunks [first_chunk, end_chunk) only (a shard's share; all of them otherwise).
   template <typename Consume>
   void pipeline(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
-                const fast::SweepProgram* prog, bool fast, Consume& consume) {
-    constexpr std::size_t kChunk = 1024;
-    const std::size_t nchunks = (total + kChunk - 1) / kChunk;
+                const fast::SweepProgram* prog, bool fast, Consume& consume, std::size_t first_chunk,
+                std::size_t end_chunk) {
+    const std::size_t nchunks = end_chunk;
     unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (nchunks < 2) threads = 1;
+    if (nchunks - first_chunk < 2) threads = 1;
     struct Chunk {
       std::vector<PointOut> outs;
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
@@ -274,7 +284,7 @@ class SweepRunner {
       Chunk ch;
       fast::PointRun scratch;
       std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
-      for (std::size_t c = 0; c < nchunks; ++c) {
+      for (std::size_t c = first_chunk; c < nchunks; ++c) {
         compute(c, ch, scratch, local_sigs);
         if (ch.error) fail(*ch.error);
         consume(ch.outs, c * kChunk);
@@ -285,8 +295,8 @@ class SweepRunner {
     std::vector<Chunk> slots(window);
     std::mutex mu;
     std::condition_variable cv;
-    std::size_t consumed = 0;
-    std::atomic<std::size_t> next{0};
+    std::size_t consumed = first_chunk;
+    std::atomic<std::size_t> next{first_chunk};
     bool stop = false;
     auto worker = [&] {
       fast::PointRun scratch;
@@ -335,7 +345,7 @@ class SweepRunner {
     Chunk own;
     try {
       std::vector<PointOut> outs;
-      for (std::size_t c = 0; c < nchunks; ++c) {
+      for (std::size_t c = first_chunk; c < nchunks; ++c) {
         std::optional<std::pair<std::size_t, DiagnosticError>> error;
         {
           std::unique_lock<std::mutex> lock(mu);
@@ -369,6 +379,113 @@ class SweepRunner {
       throw;
     }
     halt();
+  }
+
+  static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
+
+  // A sharded run: this shard's chunks through the pipeline, every kept point (or, for a
+  // search, the shard's best) to the shard writer; nothing to the sink.
+  void shard(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
+             const fast::SweepProgram* prog, bool fast, std::size_t nchunks) {
+    const std::size_t k = opt_.shard_k - 1, n = opt_.shard_n;
+    const std::size_t c0 = k * nchunks / n, c1 = (k + 1) * nchunks / n;
+    ShardWriter& w = *opt_.shard_out;
+    w.sweep(sym_name(s_.name), total, std::min(total, c0 * kChunk), std::min(total, c1 * kChunk));
+    ShardCounts counts;
+    std::vector<std::pair<std::size_t, PointOut>> best;
+    ShardPoint sp;
+    auto consume = [&](std::vector<PointOut>& outs, std::size_t first_point) {
+      for (std::size_t i = 0; i < outs.size(); ++i) {
+        PointOut& o = outs[i];
+        for (std::size_t item : o.failed_items) counts.failed.emplace_back(first_point + i, item);
+        if (o.filtered) {
+          ++counts.filtered;
+          continue;
+        }
+        ++counts.evaluated;
+        if (!o.feasible) ++counts.infeasible;
+        if (s_.kind == SK::sweep) {
+          sp.index = first_point + i;
+          sp.feasible = o.feasible;
+          std::swap(sp.cells, o.cells);
+          w.point(sp);
+        } else if (o.feasible) {
+          offer(best, first_point + i, std::move(o));
+        }
+      }
+    };
+    pipeline(total, domains, ev, prog, fast, consume, c0, c1);
+    // In enumeration order: the merge offers every shard's best to one ranking in that order,
+    // as the single run offered every point.
+    std::sort(best.begin(), best.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& [i, o] : best) {
+      sp.index = i;
+      sp.feasible = o.feasible;
+      sp.cells = std::move(o.cells);
+      sp.objectives = std::move(o.objectives);
+      w.point(sp);
+    }
+    w.sweep_end(counts);
+  }
+
+  // A merge: the parts' points in enumeration order, through the same path as computed ones.
+  // Sweeps are handed over chunk by chunk as the pipeline would (the display units are fitted
+  // to the first chunk with rows); searches offer every shard's best to one ranking.
+  template <typename Begin, typename Emit>
+  void merge(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev, bool fast,
+             Table& t, std::vector<AssertOutcome>& asserts, std::vector<std::pair<std::size_t, PointOut>>& best,
+             bool& begun, Begin& begin_table, Emit& emit_row) {
+    ShardReader& r = *opt_.shard_in;
+    r.sweep(t.name, total);
+    // One point evaluated here as in a run: assumption texts computed lazily by the evaluator
+    // (a validation band) are then set before any row is printed.
+    if (total > 0) (void)point(ev, domains, 0, fast);
+    ShardPoint sp;
+    std::vector<PointOut> outs;
+    std::vector<std::size_t> index;
+    auto flush = [&] {
+      if (outs.empty()) return;
+      if (!begun) {
+        std::vector<PointOut*> sample;
+        for (auto& o : outs) sample.push_back(&o);
+        begin_table(sample);
+      }
+      for (std::size_t i = 0; i < outs.size(); ++i) emit_row(outs[i], index[i]);
+      outs.clear();
+      index.clear();
+    };
+    std::size_t last = 0;
+    bool any = false;
+    while (r.next(sp)) {
+      if (sp.index >= total || (any && sp.index <= last))
+        throw DiagnosticError{make_error(ErrorKind::merge_part, s_.name_span,
+                                         "the parts' points of '" + t.name + "' are out of order or out of range")};
+      any = true;
+      last = sp.index;
+      PointOut o;
+      o.key = key_of(domains, sp.index);
+      o.feasible = sp.feasible;
+      o.cells = std::move(sp.cells);
+      o.objectives = std::move(sp.objectives);
+      if (t.search) {
+        if (o.feasible) offer(best, sp.index, std::move(o));
+        continue;
+      }
+      if (!index.empty() && sp.index / kChunk != index.front() / kChunk) flush();
+      outs.push_back(std::move(o));
+      index.push_back(sp.index);
+    }
+    flush();
+    const ShardCounts& c = r.counts();
+    t.evaluated = c.evaluated;
+    t.infeasible = c.infeasible;
+    t.filtered = c.filtered;
+    for (const auto& [i, item] : c.failed) {
+      if (item >= s_.body.size() || s_.body[item].kind != BK::assert_ || i >= total)
+        throw DiagnosticError{make_error(ErrorKind::merge_part, s_.name_span,
+                                         "a part names an assert that '" + t.name + "' does not have")};
+      asserts.push_back(failed_assert(s_.body[item], domains, i));
+    }
   }
 
   // Ranking for searches, kept to the best `top_` (or the Pareto front) as points stream in.
@@ -561,7 +678,10 @@ class SweepRunner {
           break;
         case BK::assert_: {
           const Value v = ev.eval(*item.exprs[0], slots.data(), 0);
-          if (!v.b) o.failed.push_back(failed_assert(item, domains, index));
+          if (!v.b) {
+            o.failed.push_back(failed_assert(item, domains, index));
+            o.failed_items.push_back(static_cast<std::size_t>(&item - s_.body.data()));
+          }
           break;
         }
         case BK::maximize:
@@ -585,6 +705,7 @@ class SweepRunner {
     o.feasible = true;
     o.objectives.clear();
     o.failed.clear();
+    o.failed_items.clear();
     // Which key positions changed since this worker's previous point: compiled code that
     // depends on none of them is not re-run. The next point in order is one odometer step
     // from the previous one (usually the innermost binding only): only the bindings that
@@ -629,7 +750,10 @@ class SweepRunner {
       if (prog.read(f, run) == 0) o.feasible = false;
     for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
     for (const auto& [cond, item] : prog.asserts())
-      if (prog.read(cond, run) == 0) o.failed.push_back(failed_assert(s_.body[item], domains, index));
+      if (prog.read(cond, run) == 0) {
+        o.failed.push_back(failed_assert(s_.body[item], domains, index));
+        o.failed_items.push_back(item);
+      }
     // The previous point of this worker usually took the same branches.
     const std::vector<DepSet>* deps = nullptr;
     if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);

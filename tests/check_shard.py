@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""check_shard.py — scale-out: `mls run FILE --shard K/N --format json --out part_K.json` for
+K = 1..N, then `mls merge part_*.json --format F` must print exactly the bytes (and exit code)
+of one `mls run FILE --format F`, for every format, for a sweep (binary64 and exact), a top-K
+search and a Pareto search, with more shards than chunks too. Broken merges must fail with
+error[merge.part] (exit 65): a missing part, a part from another run, a truncated part, and
+forty damaged parts (fixed seed) must each give that error or, if harmless, the right bytes.
+
+usage: check_shard.py MLS TESTS_DIR
+"""
+import glob
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+FORMATS = ["text", "json", "csv", "md"]
+
+
+def run(mls, args, cwd):
+    return subprocess.run([mls] + args, cwd=cwd, capture_output=True)
+
+
+def main():
+    mls, tests = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    failures = []
+    cases = [
+        ("sweep.mls", [], 3),
+        ("sweep.mls", ["--exact-limit", "100000"], 2),  # exact rationals through the parts
+        ("search_top.mls", [], 4),
+        ("search_pareto.mls", [], 3),
+        ("search_pareto.mls", ["--exact-limit", "0"], 5),
+        ("search_pareto.mls", [], 40),  # more shards than chunks: empty parts
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for name in ["sweep.mls", "search_top.mls", "search_pareto.mls"]:
+            with open(os.path.join(tests, "shard", name), "rb") as src, open(os.path.join(d, name), "wb") as dst:
+                dst.write(src.read())
+        for name, extra, n in cases:
+            label = "%s %s N=%d" % (name, " ".join(extra), n)
+            for old in glob.glob(os.path.join(d, "part_*.json")):
+                os.remove(old)
+            ok = True
+            for k in range(1, n + 1):
+                p = run(mls, ["run", name, "--shard", "%d/%d" % (k, n), "--format", "json", "--out",
+                              "part_%d.json" % k, "--threads", "2"] + extra, d)
+                if p.returncode not in (0, 1):
+                    failures.append("%s: shard %d failed (%d): %s" % (label, k, p.returncode, p.stderr.decode()))
+                    ok = False
+            if not ok:
+                continue
+            parts = sorted(glob.glob(os.path.join(d, "part_*.json")))
+            for fmt in FORMATS:
+                single = run(mls, ["run", name, "--format", fmt] + extra, d)
+                merged = run(mls, ["merge", "--format", fmt] + [os.path.basename(x) for x in parts], d)
+                if single.returncode not in (0, 1):
+                    failures.append("%s --format %s: the single run failed: %s" % (label, fmt, single.stderr.decode()))
+                elif merged.stdout != single.stdout or merged.returncode != single.returncode:
+                    failures.append("%s --format %s: merged output differs (exit %d vs %d, %d vs %d bytes)%s" % (
+                        label, fmt, merged.returncode, single.returncode, len(merged.stdout), len(single.stdout),
+                        ": " + merged.stderr.decode()[:400] if merged.stderr else ""))
+        # Broken merges are errors, never wrong output.
+        for old in glob.glob(os.path.join(d, "part_*.json")):
+            os.remove(old)
+        for k in (1, 2, 3):
+            run(mls, ["run", "search_top.mls", "--shard", "%d/3" % k, "--format", "json", "--out", "part_%d.json" % k], d)
+        run(mls, ["run", "search_top.mls", "--shard", "2/3", "--format", "json", "--out", "other_2.json",
+                  "--exact-limit", "0"], d)
+        with open(os.path.join(d, "part_3.json"), "rb") as f:
+            whole = f.read()
+        with open(os.path.join(d, "cut_3.json"), "wb") as f:
+            f.write(whole[: len(whole) // 2])
+        broken = {
+            "a missing part": ["part_1.json", "part_3.json"],
+            "a part given twice": ["part_1.json", "part_1.json", "part_3.json"],
+            "a part from another run": ["part_1.json", "other_2.json", "part_3.json"],
+            "a truncated part": ["part_1.json", "part_2.json", "cut_3.json"],
+            "a file that is not a part": ["part_1.json", "part_2.json", "search_top.mls"],
+        }
+        for what, files in broken.items():
+            p = run(mls, ["merge"] + files, d)
+            err = p.stderr.decode()
+            if p.returncode != 65 or "error[merge.part]" not in err or p.stdout:
+                failures.append("merge with %s: expected error[merge.part] and exit 65, got exit %d: %s" % (
+                    what, p.returncode, err[:300]))
+        # Damaged parts (cut short, a byte changed; fixed seed): an error or, when the damage
+        # is harmless (a digit of whitespace), the right output; never a crash or wrong bytes.
+        rng = random.Random(14)
+        want = run(mls, ["run", "search_top.mls"], d).stdout
+        with open(os.path.join(d, "part_2.json"), "rb") as f:
+            good = f.read()
+        for i in range(40):
+            bad = bytearray(good)
+            if i % 2:
+                del bad[rng.randrange(len(bad)):]
+            else:
+                bad[rng.randrange(len(bad))] = rng.choice(b'{}[],:"0123456789 x\\@')
+            with open(os.path.join(d, "mut_2.json"), "wb") as f:
+                f.write(bad)
+            p = run(mls, ["merge", "part_1.json", "mut_2.json", "part_3.json"], d)
+            if not (p.returncode == 65 and b"error[" in p.stderr) and not (p.returncode == 0 and p.stdout == want):
+                failures.append("merge of a damaged part (mutation %d): exit %d, stderr %s" % (
+                    i, p.returncode, p.stderr.decode()[:300]))
+        p = run(mls, ["run", "search_top.mls", "--shard", "1/3"], d)
+        if p.returncode != 64:
+            failures.append("--shard without --format json must be a usage error, got exit %d" % p.returncode)
+    for f in failures:
+        print("FAIL:", f)
+    if failures:
+        return 1
+    print("shard/merge: %d cases x %d formats equal to one run; broken merges rejected" % (len(cases), len(FORMATS)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
