@@ -160,7 +160,8 @@ namespace {
 // Forwards a run to the formatter and remembers whether an assert failed (exit code 1).
 class AssertWatch : public RunSink {
  public:
-  AssertWatch(RunSink& inner, bool& failed) : in_(inner), failed_(failed) {}
+  AssertWatch(RunSink& inner, bool& failed, std::vector<Diagnostic>& errors)
+      : in_(inner), failed_(failed), errors_(errors) {}
   void begin(const RunResult& h) override { in_.begin(h); }
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
@@ -170,11 +171,16 @@ class AssertWatch : public RunSink {
     if (!a.ok) failed_ = true;
     in_.assertion(a);
   }
+  void error(const Diagnostic& d) override {
+    errors_.push_back(d);
+    in_.error(d);
+  }
   void end() override { in_.end(); }
 
  private:
   RunSink& in_;
   bool& failed_;
+  std::vector<Diagnostic>& errors_;
 };
 }  // namespace
 
@@ -226,18 +232,27 @@ int cmd_run(const Args& a) {
   if (!out.ok()) return io_error(out.error());
   RunResult summary;
   bool failed_assert = false;
+  // A shown value or assert that fails at run time does not discard the others: they are
+  // printed, then the errors (exit code of the first). A failing sweep still stops the run.
+  opt.keep_going = true;
+  std::vector<Diagnostic> errors;
   try {
     Writer w(out.file(), a.max_output);
     auto sink = make_formatter(a.format, s.prog, w, file);
-    AssertWatch watch(*sink, failed_assert);
+    AssertWatch watch(*sink, failed_assert, errors);
     run_program(s.prog, s.ck, *cfg, opt, watch);
     w.flush();
   } catch (DiagnosticError& e) {
     out.abandon();
+    for (auto& d : errors) s.prog.diags.add(std::move(d));
     s.prog.diags.add(std::move(e.diag));
     return report(s);
   }
   if (!out.commit()) return io_error(out.error());
+  if (!errors.empty()) {
+    for (auto& d : errors) s.prog.diags.add(std::move(d));
+    return report(s);
+  }
   return failed_assert ? info(ErrorKind::assert_failed).exit_code : 0;
 }
 

@@ -95,6 +95,9 @@ class RunSink {
   virtual void table_row(const Table& t, const Row& r) = 0;
   virtual void table_end(const Table& t) = 0;  // counts, column deps, notes
   virtual void assertion(const AssertOutcome& a) = 0;
+  // A shown value or assert failed at run time and the run went on (RunOptions::keep_going):
+  // the sink may list it (JSON `errors`); the diagnostic itself is reported by the caller.
+  virtual void error(const Diagnostic& d) { (void)d; }
   virtual void end() = 0;
 };
 

@@ -20,6 +20,9 @@ struct RunOptions {
   bool progress = false;                // progress bar on stderr (the CLI sets it for terminals)
   std::uint64_t max_steps = kMaxSteps;  // evaluation steps per shown value / assert / sweep point
   std::size_t max_results = 100'000;    // shown results of one run (a record shows one per field)
+  // A shown value or assert that fails at run time goes to RunSink::error and the run continues
+  // with the next one (`mls run` prints what was computed, then the errors). Sweeps still stop.
+  bool keep_going = false;
 };
 
 // Runs the main statements into a sink. Runtime errors are thrown as DiagnosticError.
