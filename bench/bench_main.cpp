@@ -1,19 +1,25 @@
-// bench_main.cpp — points per second of the E2 training scenario in mls vs hand-written C++ of
-// the same formulas, measured in the same run (single thread and all threads), plus peak memory
-// of `mls run` at 10^5 vs 10^6 points. Reports ratios; asserts nothing about wall-clock time.
+// bench_main.cpp — per-point cost of the E2 training scenario in mls against hand-written C++ of
+// the same formulas (three variants) and a plain-Python port, measured in paired, interleaved
+// rounds on CPU time: every round runs each contender once, each round gives a ratio, and the
+// median and range of those ratios are reported (a load swing on this shared machine moves one
+// round, not the answer). Checksums of every contender are compared; a mismatch fails the run.
+// Reports ratios; asserts nothing about time.
 //
-// usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]
-// (--threads T measures only T threads, e.g. under a profiler; the default measures 1 and all.)
+// usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--rounds R] [--threads T]
+//                  [--python-max-gpus N] [--no-python] [--quick]
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,13 +30,26 @@
 
 namespace {
 
-using mls::bench::E2Point;
 using Clock = std::chrono::steady_clock;
+namespace nb = mls::bench;
 
 const std::vector<double> kTp = {1, 2, 4, 8};
 const std::vector<double> kBatch = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
 
-// Consumes rows without formatting; keeps a checksum and a sample for validation.
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+double wall_now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+struct Timing {
+  double cpu = 0, wall = 0;  // seconds
+  std::size_t points = 0;
+  double checksum = 0;  // every cell of every row, in row and column order
+};
+
+// Consumes rows without formatting: the checksum, a sample for the agreement check, the engine.
 class CheckSink : public mls::RunSink {
  public:
   void begin(const mls::RunResult&) override {}
@@ -50,12 +69,7 @@ class CheckSink : public mls::RunSink {
   std::vector<mls::Row> sample;
 };
 
-struct MlsRun {
-  double seconds;
-  CheckSink sink;
-};
-
-MlsRun run_mls(const std::string& scenario, long max_gpus, unsigned threads) {
+Timing run_mls(const std::string& scenario, long max_gpus, unsigned threads, CheckSink& sink) {
   mls::Session s;
   if (!mls::prepare(s, scenario)) {
     std::fputs(mls::render_all(s.prog.sources, s.prog.diags).c_str(), stderr);
@@ -71,33 +85,56 @@ MlsRun run_mls(const std::string& scenario, long max_gpus, unsigned threads) {
   mls::RunOptions opt;
   opt.threads = threads;
   opt.max_points = 10'000'000;
-  MlsRun out{};
-  const auto t0 = Clock::now();
-  mls::run_program(s.prog, s.ck, *cfg, opt, out.sink);
-  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return out;
+  const double c0 = cpu_now(), w0 = wall_now();
+  mls::run_program(s.prog, s.ck, *cfg, opt, sink);
+  Timing t{cpu_now() - c0, wall_now() - w0, sink.rows, sink.checksum};
+  return t;
 }
 
-struct NativeRun {
-  double seconds;
-  std::size_t points;
-  double checksum;
-};
+enum class Variant { plain, storing, hoisted };
+const char* variant_name(Variant v) {
+  return v == Variant::plain ? "native plain" : v == Variant::storing ? "native storing rows" : "native hoisted";
+}
 
-// The same grid in the same order (gpus outermost, batch innermost).
-NativeRun run_native(long max_gpus, unsigned threads) {
+// The same grid in the same order (gpus outermost, batch innermost). With several threads,
+// thread t takes every t-th gpus value, so each thread's rows stay in order.
+Timing run_native(Variant v, long max_gpus, unsigned threads) {
   const long n_gpus = max_gpus / 8;
   std::vector<double> sums(threads, 0);
-  const auto t0 = Clock::now();
+  const double c0 = cpu_now(), w0 = wall_now();
   auto work = [&](unsigned tid) {
     double acc = 0;
-    for (long gi = tid; gi < n_gpus; gi += threads) {
-      const double gpus = 8.0 * static_cast<double>(gi + 1);
-      for (double tp : kTp)
-        for (double batch : kBatch) {
-          const E2Point p = mls::bench::e2_native(gpus, tp, batch);
-          acc += gpus + tp + batch + p.step + p.efficiency + p.throughput + p.ckpt_write + p.goodput + p.tco;
+    auto add = [&acc](double gpus, double tp, double batch, const nb::E2Point& p) {
+      for (double x : {gpus, tp, batch, p.step, p.efficiency, p.throughput, p.ckpt_write, p.goodput, p.tco}) acc += x;
+    };
+    if (v == Variant::plain) {
+      for (long gi = tid; gi < n_gpus; gi += threads) {
+        const double gpus = 8.0 * static_cast<double>(gi + 1);
+        for (double tp : kTp)
+          for (double batch : kBatch) add(gpus, tp, batch, nb::e2_native(nb::opaque(gpus), tp, batch));
+      }
+    } else if (v == Variant::hoisted) {
+      for (long gi = tid; gi < n_gpus; gi += threads) {
+        const nb::E2Gpus g = nb::e2_gpus(8.0 * static_cast<double>(gi + 1));
+        for (double tp : kTp) {
+          const nb::E2Tp t = nb::e2_tp(g.gpus, tp);
+          for (double batch : kBatch) add(g.gpus, tp, batch, nb::e2_point(g, t, batch));
         }
+      }
+    } else {
+      // Every row kept (key and cells), as a program that hands rows to a writer would.
+      struct Stored {
+        double gpus, tp, batch;
+        nb::E2Point p;
+      };
+      std::vector<Stored> rows;
+      rows.reserve(static_cast<std::size_t>(n_gpus / threads + 1) * 32);
+      for (long gi = tid; gi < n_gpus; gi += threads) {
+        const double gpus = 8.0 * static_cast<double>(gi + 1);
+        for (double tp : kTp)
+          for (double batch : kBatch) rows.push_back({gpus, tp, batch, nb::e2_native(nb::opaque(gpus), tp, batch)});
+      }
+      for (const auto& r : rows) add(r.gpus, r.tp, r.batch, r.p);
     }
     sums[tid] = acc;
   };
@@ -108,9 +145,25 @@ NativeRun run_native(long max_gpus, unsigned threads) {
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
     for (auto& th : pool) th.join();
   }
-  NativeRun r{std::chrono::duration<double>(Clock::now() - t0).count(), static_cast<std::size_t>(n_gpus) * 32, 0};
-  for (double x : sums) r.checksum += x;
-  return r;
+  Timing t{cpu_now() - c0, wall_now() - w0, static_cast<std::size_t>(n_gpus) * 32, 0};
+  for (double x : sums) t.checksum += x;
+  return t;
+}
+
+// The plain-Python port (bench/e2_python.py) in a child process; its own CPU time of the loop.
+bool run_python(const std::string& script, long max_gpus, Timing& out) {
+  const std::string cmd = "python3 '" + script + "' " + std::to_string(max_gpus);
+  std::FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return false;
+  char line[256] = {};
+  const bool got = std::fgets(line, sizeof line, f) != nullptr;
+  const int rc = pclose(f);
+  if (!got || rc != 0) return false;
+  unsigned long long points = 0;
+  if (std::sscanf(line, "%llu %lf %lf", &points, &out.checksum, &out.cpu) != 3) return false;
+  out.points = points;
+  out.wall = out.cpu;
+  return true;
 }
 
 // mls and the native code must compute the same numbers, or the ratio means nothing.
@@ -118,7 +171,7 @@ int validate(const CheckSink& sink) {
   int bad = 0;
   for (const auto& row : sink.sample) {
     const double gpus = row.cells[0].n.d, tp = row.cells[1].n.d, batch = row.cells[2].n.d;
-    const E2Point p = mls::bench::e2_native(gpus, tp, batch);
+    const nb::E2Point p = nb::e2_native(gpus, tp, batch);
     const double want[] = {p.step, p.efficiency, p.throughput, p.ckpt_write, p.goodput, p.tco};
     for (int c = 0; c < 6; ++c) {
       const double got = row.cells[static_cast<std::size_t>(3 + c)].n.d;
@@ -131,6 +184,8 @@ int validate(const CheckSink& sink) {
   }
   return bad;
 }
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
 
 // Peak resident memory of a separate `mls run` (rows streamed to /dev/null as CSV).
 long peak_rss_kib(const std::string& mls_bin, const std::string& scenario, long max_gpus) {
@@ -150,64 +205,135 @@ long peak_rss_kib(const std::string& mls_bin, const std::string& scenario, long 
   return ru.ru_maxrss;
 }
 
+struct Stats {
+  double median, lo, hi;
+};
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {med, v.front(), v.back()};
+}
+
+double ns(double seconds, std::size_t points) { return 1e9 * seconds / static_cast<double>(points); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fputs("usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--repeat R] [--threads T] [--quick]\n",
-               stderr);
+    std::fputs(
+        "usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--rounds R] [--threads T]\n"
+        "                 [--python-max-gpus N] [--no-python] [--quick]\n",
+        stderr);
     return 64;
   }
   const std::string mls_bin = argv[1], scenario = argv[2];
-  long max_gpus = 250000;
-  int repeat = 3;
-  bool quick = false;
+  long max_gpus = 250000, python_max_gpus = 25000;
+  int rounds = 5;
+  bool quick = false, python = true;
   unsigned only_threads = 0;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--max-gpus") && i + 1 < argc)
       max_gpus = std::atol(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
-      repeat = std::atoi(argv[++i]);
+    else if ((!std::strcmp(argv[i], "--rounds") || !std::strcmp(argv[i], "--repeat")) && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       only_threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--python-max-gpus") && i + 1 < argc)
+      python_max_gpus = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-python"))
+      python = false;
     else if (!std::strcmp(argv[i], "--quick"))
       quick = true;
+    else {
+      std::fprintf(stderr, "mls_bench: unknown argument '%s'\n", argv[i]);
+      return 64;
+    }
   }
-  if (max_gpus < 8 || repeat < 1) return 64;
+  if (max_gpus < 8 || rounds < 1 || python_max_gpus < 8) return 64;
+  // The Python port lives next to the scenario.
+  std::string python_script = scenario.substr(0, scenario.find_last_of('/') + 1) + "e2_python.py";
+  if (scenario.find('/') == std::string::npos) python_script = "e2_python.py";
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t points = static_cast<std::size_t>(max_gpus / 8) * 32;
   std::printf("E2 training scenario (distributed + checkpoint + reliability + economics per point)\n");
-  std::printf("grid: %zu points (gpus 8..%ld by 8 x 4 tp x 8 batches), %d repetition(s), best time kept\n\n", points,
-              max_gpus, repeat);
+  std::printf("grid: %zu points (gpus 8..%ld by 8 x 4 tp x 8 batches); %d paired round(s), each running every\n",
+              points, max_gpus, rounds);
+  std::printf("contender once; ratios are per round, shown as median [min-max] over the rounds\n");
 
   int failures = 0;
   std::vector<unsigned> thread_counts = {1u};
   if (hw > 1) thread_counts.push_back(hw);
   if (only_threads) thread_counts = {only_threads};
+  const Variant variants[] = {Variant::plain, Variant::storing, Variant::hoisted};
+  std::string engine;
   for (unsigned threads : thread_counts) {
-    double best_mls = 1e300, best_native = 1e300;
+    // One thread: CPU time (what the work costs). Several: wall time (what the threads buy).
+    const bool cpu = threads == 1;
+    std::vector<double> mls_ns, python_ns, ratio_python;
+    std::vector<std::vector<double>> native_ns(3), ratio(3);
     CheckSink last;
-    for (int r = 0; r < repeat; ++r) {
-      MlsRun m = run_mls(scenario, max_gpus, threads);
-      NativeRun n = run_native(max_gpus, threads);
-      if (m.sink.rows != points || n.points != points) {
-        std::fprintf(stderr, "point counts differ: mls %zu, native %zu, expected %zu\n", m.sink.rows, n.points, points);
+    for (int r = 0; r < rounds; ++r) {
+      CheckSink sink;
+      const Timing m = run_mls(scenario, max_gpus, threads, sink);
+      if (m.points != points) {
+        std::fprintf(stderr, "mls produced %zu rows, expected %zu\n", m.points, points);
         return 1;
       }
-      best_mls = std::min(best_mls, m.seconds);
-      best_native = std::min(best_native, n.seconds);
-      last = std::move(m.sink);
+      const double m_ns = ns(cpu ? m.cpu : m.wall, points);
+      mls_ns.push_back(m_ns);
+      for (int v = 0; v < 3; ++v) {
+        const Timing n = run_native(variants[v], max_gpus, threads);
+        if (n.points != points || !close(n.checksum, m.checksum)) {
+          std::fprintf(stderr, "checksums differ: mls %.17g (%zu rows), %s %.17g (%zu rows)\n", m.checksum, m.points,
+                       variant_name(variants[v]), n.checksum, n.points);
+          return 1;
+        }
+        const double n_ns = ns(cpu ? n.cpu : n.wall, points);
+        native_ns[static_cast<std::size_t>(v)].push_back(n_ns);
+        ratio[static_cast<std::size_t>(v)].push_back(m_ns / n_ns);
+      }
+      if (cpu && python) {
+        Timing py;
+        if (!run_python(python_script, python_max_gpus, py)) {
+          std::fprintf(stderr, "mls_bench: could not run %s (use --no-python to skip it)\n", python_script.c_str());
+          return 1;
+        }
+        // Same formulas, same operation order, same grid order: the sums agree bit for bit.
+        const Timing ref = run_native(Variant::plain, python_max_gpus, 1);
+        if (py.points != ref.points || py.checksum != ref.checksum) {
+          std::fprintf(stderr, "checksums differ: python %.17g (%zu rows), native %.17g (%zu rows)\n", py.checksum,
+                       py.points, ref.checksum, ref.points);
+          return 1;
+        }
+        python_ns.push_back(ns(py.cpu, py.points));
+        ratio_python.push_back(python_ns.back() / m_ns);
+      }
+      last = std::move(sink);
     }
     failures += validate(last);
-    std::printf(
-        "%-12s mls %8.3f s  %9.0f points/s  %7.1f ns/point   native %8.4f s  %11.0f points/s  %6.1f ns/point   ratio "
-        "%5.1fx\n",
-        threads == 1 ? "1 thread" : (std::to_string(threads) + " threads").c_str(), best_mls, points / best_mls,
-        1e9 * best_mls / static_cast<double>(points), best_native, points / best_native,
-        1e9 * best_native / static_cast<double>(points), best_mls / best_native);
+    engine = last.engine;
+    const Stats ms = stats(mls_ns);
+    std::printf("\n%u thread%s, %s time per point:\n", threads, threads == 1 ? "" : "s", cpu ? "CPU" : "wall");
+    std::printf("  %-22s %8.1f ns [%.1f-%.1f]\n", "mls", ms.median, ms.lo, ms.hi);
+    for (int v = 0; v < 3; ++v) {
+      const Stats n = stats(native_ns[static_cast<std::size_t>(v)]);
+      const Stats q = stats(ratio[static_cast<std::size_t>(v)]);
+      std::printf("  %-22s %8.1f ns [%.1f-%.1f]   mls / native %5.1fx [%.1f-%.1f]\n", variant_name(variants[v]),
+                  n.median, n.lo, n.hi, q.median, q.lo, q.hi);
+    }
+    if (!python_ns.empty()) {
+      const Stats py = stats(python_ns);
+      const Stats q = stats(ratio_python);
+      std::printf("  %-22s %8.1f ns [%.1f-%.1f]   python / mls %5.1fx [%.1f-%.1f]  (%ld/8 x 32 points)\n",
+                  "plain Python", py.median, py.lo, py.hi, q.median, q.lo, q.hi, python_max_gpus);
+    }
   }
-  std::printf("engine: %s; %zu sampled points agree with the native code to 1e-9\n",
-              failures ? "MISMATCH" : "binary64, compiled", points / 997 + 1);
+  std::printf(
+      "\nengine: %s\nchecksums: mls and every native variant agree to 1e-9%s; %zu sampled points agree\n"
+      "with the native code to 1e-9%s\n",
+      engine.c_str(), python ? ", Python and native plain bit for bit" : "", points / 997 + 1,
+      failures ? " -- MISMATCH" : "");
   if (!quick) {
     const long small = peak_rss_kib(mls_bin, scenario, max_gpus / 10);
     const long large = peak_rss_kib(mls_bin, scenario, max_gpus);

@@ -32,6 +32,17 @@ struct DepthGuard {
 Evaluator::BudgetScope::BudgetScope(const Evaluator& ev) : saved_(t_steps_left) { t_steps_left = ev.max_steps; }
 Evaluator::BudgetScope::~BudgetScope() { t_steps_left = saved_; }
 
+std::uint64_t Evaluator::steps_left() { return t_steps_left; }
+
+void Evaluator::charge(std::uint64_t n, Span at) {
+  if (n < t_steps_left) {
+    t_steps_left -= n;
+    return;
+  }
+  t_steps_left = 1;
+  step(at);
+}
+
 void Evaluator::step(Span at) {
   // Ctrl-C is polled every 4096 steps (an atomic load per step would cost more than it saves).
   if ((t_steps_left & 0xFFF) == 0 && interrupt_requested()) throw_interrupted(at);

@@ -74,6 +74,10 @@ class Evaluator {
   [[nodiscard]] const Config& config() const { return cfg_; }
   [[nodiscard]] bool exact() const { return exact_; }
   [[nodiscard]] DepSet overflow_deps();
+  // Step budget for work done outside the tree walk (serve_sim): what is left of the current
+  // evaluation's budget, and charging `n` units of it (limit.steps at `at` when it runs out).
+  [[nodiscard]] static std::uint64_t steps_left();
+  void charge(std::uint64_t n, Span at);
   Tracer* tracer = nullptr;
   std::uint64_t max_steps = kMaxSteps;  // per evaluation (see BudgetScope)
 

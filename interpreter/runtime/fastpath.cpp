@@ -4,7 +4,13 @@
 #include "fastpath.hpp"
 
 #include <algorithm>
+#include <cfenv>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -526,6 +532,7 @@ class Compiler {
       case NativeId::validated: return args[1];
       // A simulation returning a record of counts: it stays on the evaluator.
       case NativeId::kv_alloc_sim: break;
+      case NativeId::serve_sim: break;
     }
     throw Unsupported{std::string("native '") + native.name + "'"};
   }
@@ -778,68 +785,57 @@ std::vector<Ins> schedule(const Compiled& c, std::uint64_t dirty) {
 
 }  // namespace
 
-void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const {
-  const Compiled& c = *c_;
-  // Everything runs the first time and after a point that stopped early; otherwise only what
-  // depends on the key positions that changed since this worker's previous point.
-  std::uint64_t dirty = changed;
-  if (out.regs.size() != c.nregs || out.sig.size() != c.nslots || out.status != Status::ok) {
-    dirty = ~std::uint64_t{0};
-    out.regs.assign(c.nregs, 0);
-    out.sig.assign(c.nslots, 0xff);
+namespace {
+
+// The schedule in its compact form.
+Schedule compact(std::uint64_t dirty, const std::vector<Ins>& code) {
+  Schedule out;
+  out.dirty = dirty;
+  out.code.reserve(code.size());
+  for (const Ins& i : code) {
+    Step st{i.d, i.a, i.b, i.c, i.s, i.op};
+    if (i.op == Op::movi || i.op == Op::mark) {
+      st.a = static_cast<std::uint32_t>(out.imm.size());
+      out.imm.push_back(i.imm);
+    }
+    out.code.push_back(st);
   }
-  double* r = out.regs.data();
-  for (std::size_t k = 0; k < key.size() && k < c.binding_shapes.size(); ++k)
-    if (dirty & (k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k)) bind(c.binding_shapes[k], key[k], c, out.regs);
-  out.status = Status::ok;
-  // Schedules are few (one per pattern of changed variables) and cached per worker.
-  const std::vector<Ins>* sched = nullptr;
-  for (const auto& [m, code] : out.schedules)
-    if (m == dirty) sched = &code;
-  if (!sched) {
-    out.schedules.emplace_back(dirty, schedule(c, dirty));
-    sched = &out.schedules.back().second;
-  }
-  const Ins* code = sched->data();
-  const std::size_t n = sched->size();
+  return out;
+}
+
+// Runs a schedule. `Careful` checks every arithmetic result for a non-finite value as the
+// evaluator does, and bails at the first; otherwise the caller reads the floating-point
+// exception flags once at the end (with finite inputs, a non-finite result raises overflow,
+// invalid or divide-by-zero) and re-runs the point carefully if any is set. The explicit
+// domain checks (division by zero, sqrt of a negative, ...) bail in both modes.
+template <bool Careful>
+Status execute(const Schedule& sched, const Compiled& c, double* r, std::uint8_t* sig) {
+  const Step* code = sched.code.data();
+  const double* imm = sched.imm.data();
+  const std::size_t n = sched.code.size();
   std::size_t pc = 0;
-  auto finite = [&](double x) { return std::isfinite(x); };
+  auto bad = [](double x) { return Careful && !std::isfinite(x); };
   while (pc < n) {
-    const Ins& i = code[pc++];
+    const Step& i = code[pc++];
     switch (i.op) {
-      case Op::movi: r[i.d] = i.imm; break;
+      case Op::movi: r[i.d] = imm[i.a]; break;
       case Op::mov: r[i.d] = r[i.a]; break;
       case Op::add:
         r[i.d] = r[i.a] + r[i.b];
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::sub:
         r[i.d] = r[i.a] - r[i.b];
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::mul:
         r[i.d] = r[i.a] * r[i.b];
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::div:
-        if (r[i.b] == 0) {
-          out.status = Status::bail;
-          return;
-        }
+        if (r[i.b] == 0) return Status::bail;
         r[i.d] = r[i.a] / r[i.b];
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::neg: r[i.d] = -r[i.a]; break;
       case Op::pow: {
@@ -847,28 +843,16 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
         // but their error conditions differ.
         const double a = r[i.a], b = r[i.b];
         const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
-        if (integral ? (b < 0 && a == 0) : a < 0) {
-          out.status = Status::bail;
-          return;
-        }
+        if (integral ? (b < 0 && a == 0) : a < 0) return Status::bail;
         r[i.d] = std::pow(a, b);
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       }
       case Op::powf: {
         const double a = r[i.a], b = r[i.b];
-        if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) {
-          out.status = Status::bail;
-          return;
-        }
+        if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return Status::bail;
         r[i.d] = std::pow(a, b);
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       }
       case Op::lt: r[i.d] = r[i.a] < r[i.b]; break;
@@ -883,52 +867,37 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
       case Op::round: r[i.d] = std::round(r[i.a]); break;
       case Op::abs: r[i.d] = r[i.a] < 0 ? -r[i.a] : r[i.a]; break;
       case Op::sqrt:
-        if (r[i.a] < 0) {
-          out.status = Status::bail;
-          return;
-        }
+        if (r[i.a] < 0) return Status::bail;
         r[i.d] = std::sqrt(r[i.a]);
         break;
       case Op::exp:
         r[i.d] = std::exp(r[i.a]);
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::ln:
       case Op::log2:
       case Op::log10:
-        if (r[i.a] <= 0) {
-          out.status = Status::bail;
-          return;
-        }
+        if (r[i.a] <= 0) return Status::bail;
         r[i.d] = i.op == Op::ln ? std::log(r[i.a]) : i.op == Op::log2 ? std::log2(r[i.a]) : std::log10(r[i.a]);
-        if (!finite(r[i.d])) {
-          out.status = Status::bail;
-          return;
-        }
+        if (bad(r[i.d])) return Status::bail;
         break;
       case Op::max: {
         const bool take_b = r[i.b] > r[i.a];
-        out.sig[i.s] = take_b ? 1 : 0;
+        sig[i.s] = take_b ? 1 : 0;
         r[i.d] = take_b ? r[i.b] : r[i.a];
         break;
       }
       case Op::min: {
         const bool take_b = r[i.b] < r[i.a];
-        out.sig[i.s] = take_b ? 1 : 0;
+        sig[i.s] = take_b ? 1 : 0;
         r[i.d] = take_b ? r[i.b] : r[i.a];
         break;
       }
       case Op::clamp: {
         const double x = r[i.a], lo = r[i.b], hi = r[i.c];
-        if (lo > hi) {
-          out.status = Status::bail;
-          return;
-        }
+        if (lo > hi) return Status::bail;
         const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
-        out.sig[i.s] = take;
+        sig[i.s] = take;
         r[i.d] = take == 1 ? lo : take == 2 ? hi : x;
         break;
       }
@@ -936,10 +905,8 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
         // The evaluator's domain checks; outside them the point bails to report the error.
         const double servers = r[i.a], load = r[i.b];
         if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) ||
-            load < 0 || load >= servers) {
-          out.status = Status::bail;
-          return;
-        }
+            load < 0 || load >= servers)
+          return Status::bail;
         r[i.d] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
         break;
       }
@@ -947,19 +914,76 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
         if (r[i.a] == 0) pc = i.d;
         break;
       case Op::jmp: pc = i.d; break;
-      case Op::mark: out.sig[i.s] = static_cast<std::uint8_t>(i.imm); break;
+      case Op::mark: sig[i.s] = static_cast<std::uint8_t>(imm[i.a]); break;
       case Op::exit_if_zero:
-        if (r[i.a] == 0) {
-          out.status = Status::filtered;
-          return;
-        }
+        if (r[i.a] == 0) return Status::filtered;
         break;
-      case Op::fail: out.status = Status::bail; return;
+      case Op::fail: return Status::bail;
       case Op::clear:
-        for (std::uint32_t slot : c.region_slots[i.a]) out.sig[slot] = 0xff;
+        for (std::uint32_t slot : c.region_slots[i.a]) sig[slot] = 0xff;
         break;
     }
   }
+  return Status::ok;
+}
+
+// The sticky floating-point error flags. On x86-64 binary64 arithmetic (ours and libm's) runs
+// on SSE, whose flags are one register read away (glibc's fetestexcept/feclearexcept also touch
+// the x87 environment and cost more than a short schedule); elsewhere <cfenv>.
+#if defined(__SSE2__)
+constexpr unsigned kFpErrors = 0x1 | 0x4 | 0x8;  // MXCSR: invalid, divide-by-zero, overflow
+inline unsigned fp_errors() { return _mm_getcsr() & kFpErrors; }
+inline void clear_fp_errors() { _mm_setcsr(_mm_getcsr() & ~kFpErrors); }
+#else
+constexpr int kFpErrors = FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO;
+inline int fp_errors() { return std::fetestexcept(kFpErrors); }
+inline void clear_fp_errors() { std::feclearexcept(kFpErrors); }
+#endif
+
+}  // namespace
+
+const Schedule& SweepProgram::schedule_for(std::uint64_t dirty, PointRun& out) const {
+  // Schedules are few (one per pattern of changed variables) and cached per worker.
+  for (const auto& s : out.schedules)
+    if (s.dirty == dirty) return s;
+  out.schedules.push_back(compact(dirty, schedule(*c_, dirty)));
+  if (std::getenv("MLS_DEBUG_FAST"))
+    std::fprintf(stderr, "schedule %llx: %zu steps\n", static_cast<unsigned long long>(dirty),
+                 out.schedules.back().code.size());
+  if (std::getenv("MLS_DEBUG_FAST_OPS"))
+    for (const Step& st : out.schedules.back().code)
+      std::fprintf(stderr, "  op %d d%u a%u b%u\n", static_cast<int>(st.op), st.d, st.a, st.b);
+  return out.schedules.back();
+}
+
+void SweepProgram::bind_key(const std::vector<Value>& key, std::uint64_t dirty, PointRun& out) const {
+  const Compiled& c = *c_;
+  for (std::size_t k = 0; k < key.size() && k < c.binding_shapes.size(); ++k)
+    if (dirty & (k >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << k)) bind(c.binding_shapes[k], key[k], c, out.regs);
+}
+
+void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const {
+  const Compiled& c = *c_;
+  // Everything runs the first time and after a point that stopped early; otherwise only what
+  // depends on the key positions that changed since this worker's previous point.
+  std::uint64_t dirty = changed;
+  if (out.regs.size() != c.nregs || out.sig.size() != c.nslots || out.status != Status::ok) {
+    dirty = ~std::uint64_t{0};
+    out.regs.assign(c.nregs, 0);
+    out.sig.assign(c.nslots, 0xff);
+  }
+  bind_key(key, dirty, out);
+  const Schedule& sched = schedule_for(dirty, out);
+  // The flags are sticky: cleared only when something (rarely) left one set, then read once.
+  if (fp_errors()) clear_fp_errors();
+  out.status = execute<false>(sched, c, out.regs.data(), out.sig.data());
+  if (!fp_errors()) return;
+  // Some operation overflowed or was invalid (or a library function raised a flag on its way):
+  // the point runs again from scratch, checking every result, and stops where the evaluator would.
+  std::fill(out.sig.begin(), out.sig.end(), std::uint8_t{0xff});
+  bind_key(key, ~std::uint64_t{0}, out);
+  out.status = execute<true>(schedule_for(~std::uint64_t{0}, out), c, out.regs.data(), out.sig.data());
+  clear_fp_errors();
 }
 
 const std::vector<Slot>& SweepProgram::cells() const { return c_->cells; }

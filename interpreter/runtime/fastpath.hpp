@@ -64,6 +64,20 @@ struct Ins {
   std::uint64_t mask = 0;  // sweep variables this instruction depends on (data and control)
 };
 
+// A scheduled instruction, as run: 24 bytes instead of Ins's 48 (immediates live in the
+// schedule's constant pool, `a` indexes it for movi), so a schedule stays in the L1 cache.
+struct Step {
+  std::uint32_t d = 0, a = 0, b = 0, c = 0, s = 0;
+  Op op = Op::mov;
+};
+
+// A schedule: the instructions to run for one pattern of changed sweep variables.
+struct Schedule {
+  std::uint64_t dirty = 0;
+  std::vector<Step> code;
+  std::vector<double> imm;
+};
+
 // Status of one point.
 enum class Status : std::uint8_t { ok, filtered, bail };
 
@@ -76,12 +90,13 @@ struct PointRun {
   std::vector<double> regs;
   std::vector<std::uint8_t> sig;       // arm taken at each runtime branch (0xff: not reached)
   std::vector<std::size_t> last_pick;  // the runner's domain indices of the previous point
-  std::vector<std::size_t> pick;       // ... and of this point (kept to reuse its storage)
+  std::vector<Value> key;              // ... its key
+  std::size_t last_index = 0;          // ... and its index
   // The runner's provenance cache for the last signature (opaque here; see run.cpp).
   std::vector<std::uint8_t> last_sig;
   const void* last_deps = nullptr;
   // Per pattern of changed sweep variables: the instructions that must run (fastpath.cpp).
-  std::vector<std::pair<std::uint64_t, std::vector<Ins>>> schedules;
+  std::vector<Schedule> schedules;
 };
 
 // Column / objective / condition outputs of a compiled body, as registers or constants.
@@ -118,6 +133,8 @@ class SweepProgram {
   [[nodiscard]] std::size_t instructions() const;
 
  private:
+  const Schedule& schedule_for(std::uint64_t dirty, PointRun& out) const;
+  void bind_key(const std::vector<Value>& key, std::uint64_t dirty, PointRun& out) const;
   SweepProgram();
   std::unique_ptr<Compiled> c_;
 };

@@ -10,6 +10,7 @@
 #include "eval.hpp"
 #include "grammar/symbols.hpp"
 #include "kv_sim.hpp"
+#include "serve_sim.hpp"
 
 namespace mls {
 
@@ -192,6 +193,7 @@ constexpr EvalRow kEvals[] = {
     {NativeId::erlang_c, e_erlang_c},
     {NativeId::validated, e_validated},
     {NativeId::kv_alloc_sim, kvsim::evaluate},
+    {NativeId::serve_sim, servesim::evaluate},
 };
 
 constexpr bool evals_in_id_order() {

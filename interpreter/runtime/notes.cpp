@@ -23,7 +23,7 @@ constexpr std::size_t kMaxFlipNotesPerSite = 20;
 
 bool same_cell(const Value& a, const Value& b) {
   if (a.k != b.k) return false;
-  if (a.k == Value::K::num) return compare(a.n, b.n) == 0;
+  if (a.k == Value::K::num) return !a.n.exact() && !b.n.exact() ? a.n.d == b.n.d : compare(a.n, b.n) == 0;
   if (a.k == Value::K::boolean) return a.b == b.b;
   if (a.k == Value::K::str) return a.str() == b.str();
   return true;

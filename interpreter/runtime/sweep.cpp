@@ -117,6 +117,8 @@ class SweepRunner {
       begun = true;
     };
     std::vector<DepSet> last_cell_deps;
+    std::vector<bool> num_col;  // per column: its type is a number (set once the units are chosen)
+    std::vector<double> factor;
     // One row object for the whole table. Its vectors trade places with the point's (and the
     // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
     Row row;
@@ -124,8 +126,21 @@ class SweepRunner {
       std::swap(row.key, o.key);
       std::swap(row.cells, o.cells);
       row.point = point;
-      for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
-        check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      // A binary64 number in a number column is checked inline (the common case, every cell of
+      // a large sweep); anything else goes through check_displayable.
+      if (num_col.size() != t.cols.size()) {
+        num_col.clear();
+        factor.clear();
+        for (const auto& col : t.cols) {
+          num_col.push_back(col.type && col.type->k == Type::K::num);
+          factor.push_back(col.display.factor.d);
+        }
+      }
+      for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c) {
+        const Value& v = row.cells[c];
+        if (v.k == Value::K::num && num_col[c] && !v.n.exact() && std::isfinite(v.n.d / factor[c])) continue;
+        check_displayable(p_, v, t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      }
       // Consecutive rows mostly share their cells' deps: union only what is new.
       last_cell_deps.resize(row.cells.size(), ~DepSet{0});
       for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
@@ -570,21 +585,31 @@ class SweepRunner {
     o.feasible = true;
     o.objectives.clear();
     o.failed.clear();
-    std::vector<std::size_t>& pick = run.pick;
-    key_of(domains, index, pick, o.key);
     // Which key positions changed since this worker's previous point: compiled code that
-    // depends on none of them is not re-run.
+    // depends on none of them is not re-run. The next point in order is one odometer step
+    // from the previous one (usually the innermost binding only): only the bindings that
+    // moved are copied into the key, which `run.key` keeps between points.
     std::uint64_t changed = 0;
-    if (run.last_pick.size() != pick.size()) {
-      changed = ~std::uint64_t{0};
-    } else {
+    std::vector<std::size_t>& pick = run.last_pick;
+    if (pick.size() == domains.size() && run.key.size() == key_width_ && index == run.last_index + 1) {
+      // `from`: the binding that advanced without wrapping; every later one wrapped to 0.
+      std::size_t from = domains.size() - 1;
+      while (++pick[from] == domains[from].size() && from > 0) pick[from--] = 0;
       std::size_t k = 0;
-      for (std::size_t b = 0; b < pick.size(); ++b)
-        for (std::size_t i = 0; i < domains[b][pick[b]].size(); ++i, ++k)
-          if (pick[b] != run.last_pick[b]) changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
+      for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
+      for (std::size_t j = from; j < domains.size(); ++j)
+        for (const auto& v : domains[j][pick[j]]) {
+          run.key[k] = v;
+          changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
+          ++k;
+        }
+    } else {
+      key_of(domains, index, pick, run.key);
+      changed = ~std::uint64_t{0};
     }
-    std::swap(run.last_pick, pick);
-    prog.run(o.key, changed, run);
+    run.last_index = index;
+    o.key.assign(run.key.begin(), run.key.end());
+    prog.run(run.key, changed, run);
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{

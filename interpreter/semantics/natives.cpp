@@ -9,6 +9,7 @@
 #include "grammar/symbols.hpp"
 #include "kv_sim_type.hpp"
 #include "program.hpp"
+#include "serve_sim_type.hpp"
 
 namespace mls {
 
@@ -207,6 +208,8 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
      "a value with its model's measured error band (family of validation cases) as an assumption"},
     {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
      "paged vs static KV allocation simulation"},
+    {NativeId::serve_sim, "serve_sim", 1, false, true, servesim::type_rule,
+     "request-level continuous-batching serving simulation"},
 }};
 
 constexpr bool rows_in_id_order() {

@@ -43,9 +43,10 @@ enum class NativeId : std::uint8_t {
   error,
   erlang_c,
   validated,
-  kv_alloc_sim,  // keep last (kNativeCount)
+  kv_alloc_sim,
+  serve_sim,  // keep last (kNativeCount)
 };
-inline constexpr std::size_t kNativeCount = static_cast<std::size_t>(NativeId::kv_alloc_sim) + 1;
+inline constexpr std::size_t kNativeCount = static_cast<std::size_t>(NativeId::serve_sim) + 1;
 
 // What a type rule sees: argument types and spans; it reports errors itself.
 struct NativeCheck {

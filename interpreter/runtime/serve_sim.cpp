@@ -1,0 +1,425 @@
+// serve_sim.cpp — continuous batching, simulated step by step on each engine between arrival
+// events: the scheduler forms a step (vLLM prefill-first, Sarathi chunked prefill, or static
+// batches), the step's time comes from the replica's cost coefficients, and every request's
+// first-token and completion times give TTFT, TPOT and end-to-end latency.
+#include "serve_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <numbers>
+#include <queue>
+#include <utility>
+
+#include "interrupt.hpp"
+
+namespace mls::servesim {
+
+namespace {
+
+// splitmix64, as in kv_sim.cpp: identical on every platform (std:: distributions are not).
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double exponential() { return -std::log(1.0 - uniform()); }                 // mean 1
+  double normal() {
+    const double u1 = 1.0 - uniform();
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+};
+
+std::int64_t tokens_of(Rng& r, double median, double sigma, Lengths l) {
+  const double x =
+      l == Lengths::exponential ? std::ceil(median * r.exponential()) : median * std::exp(sigma * r.normal());
+  return std::max<std::int64_t>(1, std::llround(std::min(x, 1e9)));
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Attention pairs of the tokens at positions a+1 .. b (each attends to itself and its predecessors).
+double position_sum(std::int64_t a, std::int64_t b) {
+  return (static_cast<double>(b) * static_cast<double>(b + 1) - static_cast<double>(a) * static_cast<double>(a + 1)) /
+         2;
+}
+
+Percentiles summarize(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  // Linear interpolation between closest ranks (numpy's default).
+  auto at = [&](double q) {
+    const double h = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p99 = at(0.99);
+  return p;
+}
+
+struct Req {
+  double arrival = 0, admitted = -1, first = -1, finish = -1;
+  std::int64_t prompt = 0, output = 0, done = 0;  // done: output tokens produced
+  std::int64_t cached = 0;                        // KV tokens that arrive with the request (decode pool)
+};
+
+struct Seq {
+  std::size_t req = 0;
+  std::int64_t left = 0;   // tokens still to prefill (the prompt, or prompt + output so far after preemption)
+  std::int64_t ctx = 0;    // tokens whose KV the sequence holds
+  std::int64_t pages = 0;  // pages it holds
+};
+
+struct Planned {
+  std::size_t req;
+  bool produces;  // the step ends with a new token of this request
+};
+
+struct Engine {
+  std::deque<std::size_t> waiting;
+  std::vector<Seq> running;  // admission order: the back is the youngest
+  std::int64_t free_pages = 0;
+  std::vector<Planned> plan;  // the step in flight
+  bool busy = false;
+};
+
+class Sim {
+ public:
+  Sim(const Config& c, const std::vector<TraceRow>& rows) : c_(c), engines_(static_cast<std::size_t>(c.engines)) {
+    reqs_.reserve(rows.size());
+    for (const auto& r : rows)
+      reqs_.push_back(Req{r.arrival, -1, -1, -1, r.prompt, c.phase == Phase::prefill ? 1 : r.output, 0, 0});
+    pages_per_engine_ = c.kv_capacity / c.page_size;
+    for (auto& e : engines_) e.free_pages = pages_per_engine_;
+  }
+
+  Result run() {
+    using Event = std::pair<double, std::size_t>;  // step end, engine
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
+    std::size_t next = 0;
+    while (true) {
+      if (r_.work > c_.max_work) {
+        r_.over_budget = true;
+        return r_;
+      }
+      if ((r_.steps & 0x3FF) == 0 && interrupt_requested()) {
+        r_.interrupted = true;
+        return r_;
+      }
+      const double t_arr = next < reqs_.size() ? reqs_[next].arrival : std::numeric_limits<double>::infinity();
+      if (ends.empty() && next >= reqs_.size()) break;
+      if (ends.empty() || t_arr <= ends.top().first) {
+        const std::size_t q = next++;
+        const Req& rq = reqs_[q];
+        if (rq.prompt + rq.output > c_.max_seq || ceil_div(rq.prompt + rq.output, c_.page_size) > pages_per_engine_) {
+          ++r_.rejected;
+          continue;
+        }
+        if (c_.phase == Phase::decode) {
+          // The first token came from the prefill pool with the KV cache; one-token requests are done.
+          Req& d = reqs_[q];
+          d.first = d.arrival;
+          d.done = 1;
+          d.cached = d.prompt;
+          if (d.output == 1) {
+            d.admitted = d.finish = d.arrival;
+            continue;
+          }
+        }
+        const std::size_t e = route();
+        engines_[e].waiting.push_back(q);
+        r_.max_queue = std::max<std::int64_t>(r_.max_queue, static_cast<std::int64_t>(engines_[e].waiting.size()));
+        if (!engines_[e].busy) start(e, t_arr, ends);
+      } else {
+        const auto [t, e] = ends.top();
+        ends.pop();
+        finish(e, t);
+        start(e, t, ends);
+      }
+    }
+    return summarize_run();
+  }
+
+ private:
+  // The engine with the fewest requests (waiting and running); ties go to the lowest index.
+  std::size_t route() const {
+    std::size_t best = 0;
+    std::size_t load = std::numeric_limits<std::size_t>::max();
+    for (std::size_t i = 0; i < engines_.size(); ++i) {
+      const std::size_t l = engines_[i].waiting.size() + engines_[i].running.size();
+      if (l < load) load = l, best = i;
+    }
+    return best;
+  }
+
+  // Moves the youngest running sequence back to the front of the queue (vLLM recompute preemption).
+  void preempt(Engine& e) {
+    Seq s = e.running.back();
+    e.running.pop_back();
+    e.free_pages += s.pages;
+    e.waiting.push_front(s.req);
+    ++r_.preemptions;
+  }
+
+  // Admits the queue's head if it fits (pages for what it must prefill; static: for its whole length).
+  bool admit(Engine& e, double now) {
+    if (e.waiting.empty() || static_cast<std::int64_t>(e.running.size()) >= c_.max_batch) return false;
+    Req& rq = reqs_[e.waiting.front()];
+    const std::int64_t left = rq.prompt + rq.done;
+    const std::int64_t need = ceil_div(c_.policy == Policy::static_batch ? rq.prompt + rq.output
+                                       : rq.cached > 0                   ? rq.cached
+                                                                         : left,
+                                       c_.page_size);
+    if (need > e.free_pages) return false;
+    e.free_pages -= need;
+    if (rq.cached > 0) {  // decode pool: the KV cache of the prompt is there, decoding starts at once
+      e.running.push_back(Seq{e.waiting.front(), 0, rq.cached, need});
+      rq.cached = 0;
+    } else {
+      e.running.push_back(Seq{e.waiting.front(), left, 0, need});
+    }
+    e.waiting.pop_front();
+    if (rq.admitted < 0) rq.admitted = now;
+    return true;
+  }
+
+  // Pages for one more token of every decoding sequence, preempting the youngest while short.
+  void grow_decoders(Engine& e) {
+    while (true) {
+      std::int64_t need = 0;
+      for (const Seq& s : e.running)
+        if (s.left == 0) need += std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+      if (need <= e.free_pages || e.running.size() <= 1) break;
+      preempt(e);
+    }
+    for (Seq& s : e.running)
+      if (s.left == 0) {
+        const std::int64_t more = std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+        s.pages += more;
+        e.free_pages -= more;
+      }
+  }
+
+  void start(std::size_t ei, double now, auto& ends) {
+    Engine& e = engines_[ei];
+    e.plan.clear();
+    // Decode pool: arrivals whose KV cache came with them join the batch first.
+    if (c_.phase == Phase::decode)
+      while (!e.waiting.empty() && reqs_[e.waiting.front()].cached > 0 && admit(e, now)) {
+      }
+    double ptok = 0, ppairs = 0, pctx = 0, dtok = 0, dpairs = 0, dctx = 0;
+    auto prefill = [&](Seq& s, std::int64_t n) {
+      ptok += static_cast<double>(n);
+      ppairs += position_sum(s.ctx, s.ctx + n);
+      pctx += static_cast<double>(s.ctx);
+      s.ctx += n;
+      s.left -= n;
+      e.plan.push_back({s.req, s.left == 0});
+    };
+    auto decode = [&](Seq& s) {
+      dtok += 1;
+      dpairs += static_cast<double>(s.ctx);
+      dctx += static_cast<double>(s.ctx);
+      s.ctx += 1;
+      e.plan.push_back({s.req, true});
+    };
+    switch (c_.policy) {
+      case Policy::vllm: {
+        // Prefill-first: admit what fits in the token budget and prefill it whole; else decode.
+        std::int64_t budget = c_.token_budget;
+        const std::size_t before = e.running.size();
+        while (!e.waiting.empty()) {
+          const Req& q = reqs_[e.waiting.front()];
+          const std::int64_t left = q.prompt + q.done;
+          if (e.running.size() > before && left > budget) break;  // the first one may exceed it alone
+          if (!admit(e, now)) break;
+          budget -= left;
+        }
+        bool prefilling = false;
+        for (std::size_t i = before; i < e.running.size(); ++i)
+          if (e.running[i].left > 0) prefill(e.running[i], e.running[i].left), prefilling = true;
+        if (!prefilling) {
+          grow_decoders(e);
+          for (Seq& s : e.running)
+            if (s.left == 0) decode(s);
+        }
+        break;
+      }
+      case Policy::sarathi: {
+        // Stall-free: every decoding sequence gets its token, prefill chunks fill the budget.
+        grow_decoders(e);
+        std::int64_t budget = c_.token_budget;
+        for (Seq& s : e.running)
+          if (s.left == 0) decode(s), --budget;
+        for (Seq& s : e.running)
+          if (s.left > 0 && budget > 0) {
+            const std::int64_t n = std::min(s.left, budget);
+            budget -= n;
+            prefill(s, n);
+          }
+        while (budget > 0 && admit(e, now)) {
+          Seq& s = e.running.back();
+          if (s.left == 0) continue;  // a decode-pool arrival: it decodes from the next step
+          const std::int64_t n = std::min(s.left, budget);
+          budget -= n;
+          prefill(s, n);
+        }
+        break;
+      }
+      case Policy::static_batch: {
+        // A batch is formed when the engine is empty and runs until its last request finishes.
+        if (e.running.empty()) {
+          while (admit(e, now)) {
+          }
+          for (Seq& s : e.running) s.left > 0 ? prefill(s, s.left) : decode(s);
+        } else {
+          for (Seq& s : e.running)
+            if (reqs_[s.req].finish < 0) decode(s);
+        }
+        break;
+      }
+    }
+    if (e.plan.empty()) {
+      e.busy = false;
+      return;
+    }
+    const double tp = ptok > 0 ? c_.cost.time(ptok, ppairs, pctx) : 0;
+    const double td = dtok > 0 ? c_.cost.time(dtok, dpairs, dctx) : 0;
+    const double dt = c_.cost.time(ptok + dtok, ppairs + dpairs, pctx + dctx);
+    r_.busy += dt;
+    r_.prefill_busy += dt * tp / (tp + td);
+    r_.decode_busy += dt * td / (tp + td);
+    r_.mean_batch += static_cast<double>(e.plan.size());
+    ++r_.steps;
+    r_.work += 1 + e.plan.size() / 16;
+    e.busy = true;
+    ends.push({now + dt, ei});
+  }
+
+  void finish(std::size_t ei, double now) {
+    Engine& e = engines_[ei];
+    for (const Planned& p : e.plan) {
+      if (!p.produces) continue;
+      Req& rq = reqs_[p.req];
+      if (rq.first < 0)
+        rq.first =
+            now +
+            (c_.phase == Phase::prefill ? c_.transfer_fixed + c_.transfer_token * static_cast<double>(rq.prompt) : 0.0);
+      if (++rq.done == rq.output) rq.finish = std::max(now, rq.first);
+    }
+    // Finished sequences leave and free their pages (static: only once the whole batch is done).
+    const bool keep_batch =
+        c_.policy == Policy::static_batch &&
+        std::any_of(e.running.begin(), e.running.end(), [&](const Seq& s) { return reqs_[s.req].finish < 0; });
+    if (!keep_batch) {
+      std::erase_if(e.running, [&](const Seq& s) {
+        if (reqs_[s.req].finish < 0) return false;
+        e.free_pages += s.pages;
+        return true;
+      });
+    }
+    e.plan.clear();
+    e.busy = false;
+  }
+
+  Result summarize_run() {
+    std::vector<double> ttft, tpot, e2e, queue;
+    double first_arrival = std::numeric_limits<double>::infinity(), last = 0;
+    for (const Req& q : reqs_) {
+      if (q.finish < 0) continue;
+      ++r_.served;
+      first_arrival = std::min(first_arrival, q.arrival);
+      last = std::max(last, q.finish);
+      ttft.push_back(q.first - q.arrival);
+      e2e.push_back(q.finish - q.arrival);
+      queue.push_back(q.admitted - q.arrival);
+      if (q.output > 1) tpot.push_back((q.finish - q.first) / static_cast<double>(q.output - 1));
+      r_.input_tokens += static_cast<double>(q.prompt);
+      r_.output_tokens += static_cast<double>(q.output);
+      const bool met = q.first - q.arrival <= c_.slo_ttft &&
+                       (q.output <= 1 || (q.finish - q.first) / static_cast<double>(q.output - 1) <= c_.slo_tpot);
+      if (met) ++r_.slo_met;
+    }
+    r_.makespan = r_.served > 0 ? last - first_arrival : 0;
+    r_.ttft = summarize(std::move(ttft));
+    r_.tpot = summarize(std::move(tpot));
+    r_.e2e = summarize(std::move(e2e));
+    r_.queue = summarize(std::move(queue));
+    if (r_.steps > 0) r_.mean_batch /= static_cast<double>(r_.steps);
+    return r_;
+  }
+
+  const Config& c_;
+  std::vector<Engine> engines_;
+  std::vector<Req> reqs_;
+  std::int64_t pages_per_engine_ = 0;
+  Result r_;
+};
+
+}  // namespace
+
+double StepCost::time(double tokens, double pairs, double context) const {
+  const double compute = tokens * t_token + pairs * t_pair;
+  const double memory = t_weights + context * t_kv_token;
+  const double core = combine == Combine::max ? std::max(compute, memory) : compute + memory;
+  return overhead + core + comm_fixed + tokens * comm_token;
+}
+
+std::vector<TraceRow> generate(const Workload& w) {
+  Rng rng{w.seed * 0x2545F4914F6CDD1DULL + 1};
+  std::vector<TraceRow> rows;
+  rows.reserve(static_cast<std::size_t>(w.requests));
+  double t = 0;
+  for (std::int64_t i = 0; i < w.requests; ++i) {
+    t += rng.exponential() / w.rate;
+    const std::int64_t prompt = tokens_of(rng, w.prompt_median, w.sigma, w.lengths);
+    const std::int64_t output = tokens_of(rng, w.output_median, w.sigma, w.lengths);
+    rows.push_back({t, prompt, output});
+  }
+  return rows;
+}
+
+std::optional<std::string> validate(const Config& c) {
+  auto bad = [](const char* field, const char* want) { return std::string(field) + " must be " + want; };
+  if (c.engines < 1 || c.engines > 4096) return bad("engines", "between 1 and 4096");
+  if (c.max_batch < 1 || c.max_batch > 65536) return bad("max_batch", "between 1 and 65536");
+  if (c.token_budget < 1 || c.token_budget > 10'000'000) return bad("token_budget", "between 1 and 1e7 tokens");
+  if (c.page_size < 1 || c.page_size > 4096) return bad("page_size", "between 1 and 4096 tokens");
+  if (c.kv_capacity < c.page_size || c.kv_capacity > 1'000'000'000'000)
+    return bad("kv_capacity", "at least one page and at most 1e12 token slots");
+  if (c.max_seq < 2) return bad("max_seq", "at least 2 tokens");
+  const StepCost& s = c.cost;
+  for (double x : {s.overhead, s.t_token, s.t_pair, s.t_weights, s.t_kv_token, s.comm_fixed, s.comm_token})
+    if (!(x >= 0 && x < 1e6)) return std::string("every step cost coefficient must be a finite time >= 0");
+  if (!(s.time(1, 0, 0) > 0)) return std::string("a step must take some time (every cost coefficient is 0)");
+  if (!(c.slo_ttft >= 0 && c.slo_tpot >= 0 && c.slo_ttft < 1e9 && c.slo_tpot < 1e9))
+    return bad("slo_ttft and slo_tpot", "finite times >= 0");
+  if (!(c.transfer_fixed >= 0 && c.transfer_token >= 0 && c.transfer_fixed < 1e6 && c.transfer_token < 1e6))
+    return bad("transfer_fixed and transfer_token", "finite times >= 0");
+  return std::nullopt;
+}
+
+Result simulate(const Config& c, const std::vector<TraceRow>& requests) {
+  if (auto why = validate(c)) {
+    Result r;
+    r.error = *why;
+    return r;
+  }
+  return Sim(c, requests).run();
+}
+
+}  // namespace mls::servesim

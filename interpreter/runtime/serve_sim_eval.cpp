@@ -1,0 +1,193 @@
+// serve_sim_eval.cpp — the native `serve_sim(config)`: reads the configuration record, generates
+// the Poisson workload or reads the trace file, runs the simulation against the evaluator's step
+// budget and returns the result record (every field depends on every input: deep deps).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "eval.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/program.hpp"
+#include "interpreter/semantics/serve_sim_type.hpp"
+#include "interrupt.hpp"
+#include "serve_sim.hpp"
+
+namespace mls::servesim {
+
+namespace {
+
+// Largest trace file read (the same cap as a scenario file).
+constexpr std::size_t kMaxTraceBytes = 16u << 20;
+// Largest synthetic workload.
+constexpr std::int64_t kMaxRequests = 1'000'000;
+
+// A trace path is relative to the directory of the scenario being run (as `import` paths are to
+// their file); absolute paths are taken as they are.
+std::string trace_path(const Program& p, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).is_absolute() || p.main_file == kNoFile) return path;
+  const fs::path dir = fs::path(p.sources.get(p.main_file).name).parent_path();
+  return dir.empty() ? path : (dir / path).lexically_normal().string();
+}
+
+std::vector<TraceRow> read_trace(NativeEval& n, const std::string& path, DepSet deps) {
+  Program& p = n.ev.program();
+  const std::string full = trace_path(p, path);
+  const auto text = p.reader ? p.reader(full) : std::nullopt;
+  if (!text) n.ev.fail(ErrorKind::load_missing, n.call.span, "serve_sim: cannot read the trace '" + full + "'", deps);
+  if (text->size() > kMaxTraceBytes)
+    n.ev.fail(ErrorKind::load_too_large, n.call.span, "serve_sim: the trace '" + full + "' is larger than 16 MiB",
+              deps);
+  TraceParse t = parse_trace(*text);
+  if (t.error) {
+    Diagnostic d;
+    d.kind = ErrorKind::trace_format;
+    d.span = n.call.span;
+    d.message =
+        full + ":" + std::to_string(t.error->line) + ":" + std::to_string(t.error->col) + ": " + t.error->message;
+    if (!t.error->line_text.empty()) {
+      const std::string prefix = "line " + std::to_string(t.error->line) + ": ";
+      std::string line;
+      for (char c : t.error->line_text.substr(0, 200)) line += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+      d.help.push_back(prefix + line);
+      d.help.push_back(std::string(prefix.size() + std::min<std::size_t>(t.error->col - 1, 200), ' ') + "^");
+    }
+    d.help.push_back("a trace has one request per line: arrival_s, prompt_tokens, output_tokens (docs/models.md)");
+    throw DiagnosticError{std::move(d)};
+  }
+  return std::move(t.rows);
+}
+
+}  // namespace
+
+Value evaluate(NativeEval& n) {
+  const Value& cfgv = n.args[0];
+  DepSet deps = deep_deps(cfgv, n.ev.deps());
+  if (n.call.approx_atom >= 0 && n.ev.exact())
+    deps = n.ev.unite(deps, n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)));
+  auto field = [&](const char* name) -> const Value& { return *cfgv.rec().get(intern(name)); };
+  auto real = [&](const char* name) {
+    const Value& v = field(name);
+    if (!std::isfinite(v.n.d))
+      n.ev.fail(ErrorKind::runtime_domain, n.call.span, std::string("serve_sim: ") + name + " must be finite", v.deps);
+    return v.n.d;
+  };
+  auto count = [&](const char* name, std::int64_t lo, std::int64_t hi) {
+    const Value& v = field(name);
+    const auto k = to_int(v.n);
+    if (!k || *k < lo || *k > hi)
+      n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+                std::string("serve_sim: ") + name + " must be a whole number from " + std::to_string(lo) + " to " +
+                    std::to_string(hi) + ", got " + format_sig(v.n, 8),
+                v.deps);
+    return *k;
+  };
+  auto choice = [&](const char* name, std::initializer_list<const char*> options) {
+    const Value& v = field(name);
+    int i = 0;
+    std::string list;
+    for (const char* o : options) {
+      if (v.str() == o) return i;
+      list += (i++ ? ", \"" : "\"") + std::string(o) + "\"";
+    }
+    n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+              std::string("serve_sim: ") + name + " must be one of " + list + ", got \"" + v.str() + "\"", v.deps);
+  };
+
+  Config c;
+  c.policy = static_cast<Policy>(choice("policy", {"vllm", "sarathi", "static"}));
+  c.cost.combine = static_cast<Combine>(choice("combine", {"max", "sum"}));
+  c.cost.overhead = real("overhead");
+  c.cost.t_token = real("t_token");
+  c.cost.t_pair = real("t_pair");
+  c.cost.t_weights = real("t_weights");
+  c.cost.t_kv_token = real("t_kv_token");
+  c.cost.comm_fixed = real("comm_fixed");
+  c.cost.comm_token = real("comm_token");
+  c.engines = count("engines", 1, 4096);
+  c.max_batch = count("max_batch", 1, 65536);
+  c.token_budget = count("token_budget", 1, 10'000'000);
+  c.kv_capacity = count("kv_capacity", 0, 1'000'000'000'000);
+  c.page_size = count("page_size", 1, 4096);
+  c.max_seq = count("max_seq", 2, 100'000'000);
+  c.slo_ttft = real("slo_ttft");
+  c.slo_tpot = real("slo_tpot");
+  c.phase = static_cast<Phase>(choice("phase", {"both", "prefill", "decode"}));
+  c.transfer_fixed = real("transfer_fixed");
+  c.transfer_token = real("transfer_token");
+  if (auto why = validate(c)) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: " + *why, deps);
+
+  std::vector<TraceRow> rows;
+  const std::string trace = field("trace").str();
+  if (!trace.empty()) {
+    rows = read_trace(n, trace, deps);
+  } else {
+    Workload w;
+    w.requests = count("requests", 1, kMaxRequests);
+    w.rate = real("rate");
+    w.seed = static_cast<std::uint64_t>(count("seed", 0, INT64_MAX));
+    w.prompt_median = real("prompt_median");
+    w.output_median = real("output_median");
+    w.sigma = real("sigma");
+    w.lengths = static_cast<Lengths>(choice("lengths", {"lognormal", "exponential"}));
+    if (!(w.rate > 0 && w.rate <= 1e9))
+      n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: rate must be in (0, 1e9] requests/s", deps);
+    if (!(w.prompt_median >= 1 && w.prompt_median <= 1e7 && w.output_median >= 1 && w.output_median <= 1e7))
+      n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+                "serve_sim: prompt_median and output_median must be between 1 and 1e7 tokens", deps);
+    if (!(w.sigma >= 0 && w.sigma <= 4))
+      n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: sigma must be between 0 and 4", deps);
+    rows = generate(w);
+  }
+  n.ev.charge(rows.size(), n.call.span);
+  c.max_work = Evaluator::steps_left();
+  const Result r = simulate(c, rows);
+  if (!r.error.empty()) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: " + r.error, deps);
+  if (r.interrupted) throw_interrupted(n.call.span);
+  n.ev.charge(r.work, n.call.span);  // past the budget: limit.steps here
+  if (r.served == 0)
+    n.ev.fail(ErrorKind::runtime_domain, n.call.span,
+              "serve_sim: no request was served (every request is longer than max_seq or the KV capacity)", deps);
+
+  const double values[] = {
+      r.ttft.mean,
+      r.ttft.p50,
+      r.ttft.p90,
+      r.ttft.p99,
+      r.tpot.mean,
+      r.tpot.p50,
+      r.tpot.p90,
+      r.tpot.p99,
+      r.e2e.mean,
+      r.e2e.p50,
+      r.e2e.p90,
+      r.e2e.p99,
+      r.queue.mean,
+      r.queue.p99,
+      double(r.served),
+      double(r.rejected),
+      double(r.preemptions),
+      double(r.steps),
+      double(r.slo_met),
+      r.makespan,
+      r.input_tokens,
+      r.output_tokens,
+      r.busy,
+      r.prefill_busy,
+      r.decode_busy,
+      r.mean_batch,
+      double(r.max_queue),
+  };
+  static_assert(std::size(values) == std::size(kOutputs));
+  RecordObj rec;
+  for (std::size_t i = 0; i < std::size(kOutputs); ++i)
+    rec.fields.emplace_back(intern(kOutputs[i]),
+                            Value::number(n.ev.number_checked(Num::of_double(values[i]), n.call, deps), deps));
+  return Value::record(std::move(rec));
+}
+
+}  // namespace mls::servesim
