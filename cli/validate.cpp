@@ -17,7 +17,14 @@ namespace mls {
 
 namespace {
 
+// The serving cases (validation_serving.mls) are a list of their own: validated("training", ...)
+// evaluates validation_cases, and a train() result should not wait for serving simulations.
 const char* kScenario = R"(sweep validation over c in validation_cases {
+  show id = c.id, family = c.family, source = c.source, system = c.system, held_out = c.held_out,
+       metric = c.metric, unit_text = c.unit_text, measured = c.measured, predicted = c.predicted,
+       band = c.band, fits = c.fits
+}
+sweep serving_validation over c in serving_validation_cases {
   show id = c.id, family = c.family, source = c.source, system = c.system, held_out = c.held_out,
        metric = c.metric, unit_text = c.unit_text, measured = c.measured, predicted = c.predicted,
        band = c.band, fits = c.fits
@@ -27,7 +34,7 @@ sweep calibration over name in validation_calibration {
 }
 )";
 
-// Column order of the first table (kScenario).
+// Column order of the case tables (kScenario).
 enum Col : std::size_t { id, family, source, system_, held_out, metric, unit, measured, predicted, band, fits };
 
 struct Mover {
@@ -102,12 +109,16 @@ struct Evaluated {
   RunResult run;  // preset and conventions of the run (tables as collected)
 };
 
-// Runs the generated scenario under `sel`: the cases (first table) and the calibration names.
+// Runs the generated scenario under `sel`: the cases (first two tables) and the calibration names.
 std::optional<Evaluated> evaluate(Session& s, const Selection& sel, const RunOptions& opt) {
   auto r = execute(s, sel, opt);
-  if (!r || r->tables.size() != 2) return std::nullopt;
+  if (!r || r->tables.size() != 3) return std::nullopt;
   std::vector<Case> cases;
-  for (const Row& row : r->tables[0].rows) {
+  std::vector<const Row*> rows;
+  for (std::size_t t = 0; t < 2; ++t)
+    for (const Row& row : r->tables[t].rows) rows.push_back(&row);
+  for (const Row* rowp : rows) {
+    const Row& row = *rowp;
     const auto& c = row.cells;
     Case k;
     k.id = text_of(c[id]);
@@ -125,7 +136,7 @@ std::optional<Evaluated> evaluate(Session& s, const Selection& sel, const RunOpt
     cases.push_back(std::move(k));
   }
   std::vector<std::string> calibration;
-  for (const Row& row : r->tables[1].rows) calibration.push_back(text_of(row.cells[0]));
+  for (const Row& row : r->tables[2].rows) calibration.push_back(text_of(row.cells[0]));
   return Evaluated{std::move(cases), std::move(calibration), std::move(*r)};
 }
 
