@@ -166,7 +166,11 @@ class AssertWatch : public RunSink {
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
   void table_row(const Table& t, const Row& r) override { in_.table_row(t, r); }
-  void table_end(const Table& t) override { in_.table_end(t); }
+  void table_end(const Table& t) override {
+    if (t.search && t.row_count == 0) no_feasible_ = true;
+    in_.table_end(t);
+  }
+  [[nodiscard]] bool no_feasible() const { return no_feasible_; }
   void assertion(const AssertOutcome& a) override {
     if (!a.ok) failed_ = true;
     in_.assertion(a);
@@ -181,6 +185,7 @@ class AssertWatch : public RunSink {
   RunSink& in_;
   bool& failed_;
   std::vector<Diagnostic>& errors_;
+  bool no_feasible_ = false;
 };
 }  // namespace
 
@@ -214,6 +219,10 @@ Selection selection_of(const Args& a) {
   return sel;
 }
 
+// `mls run`: a search found no point that satisfies its constraints (every point infeasible or
+// filtered out). Not an error of the input, and not a failed assert: scripts can tell them apart.
+constexpr int kExitNoFeasiblePoint = 2;
+
 int cmd_run(const Args& a) {
   if (a.positional.size() != 2) return usage_error("run expects one FILE");
   if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
@@ -236,12 +245,14 @@ int cmd_run(const Args& a) {
   // printed, then the errors (exit code of the first). A failing sweep still stops the run.
   opt.keep_going = true;
   std::vector<Diagnostic> errors;
+  bool no_feasible = false;
   try {
     Writer w(out.file(), a.max_output);
     auto sink = make_formatter(a.format, s.prog, w, file);
     AssertWatch watch(*sink, failed_assert, errors);
     run_program(s.prog, s.ck, *cfg, opt, watch);
     w.flush();
+    no_feasible = watch.no_feasible();
   } catch (DiagnosticError& e) {
     out.abandon();
     for (auto& d : errors) s.prog.diags.add(std::move(d));
@@ -253,7 +264,9 @@ int cmd_run(const Args& a) {
     for (auto& d : errors) s.prog.diags.add(std::move(d));
     return report(s);
   }
-  return failed_assert ? info(ErrorKind::assert_failed).exit_code : 0;
+  // A failed assert (1) says more than an empty search (2): the model itself is questioned.
+  if (failed_assert) return info(ErrorKind::assert_failed).exit_code;
+  return no_feasible ? kExitNoFeasiblePoint : 0;
 }
 
 int cmd_check(const Args& a) {

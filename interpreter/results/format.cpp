@@ -160,6 +160,8 @@ class TextSink : public RunSink {
   void table_end(const Table& t) override {
     start();
     std::string s = "  (" + table_counts(t) + ")\n";
+    for (const auto& [why, n] : t.errors) s += fmt::format("  {} infeasible: {}\n", n, why);
+    if (t.search && t.row_count == 0) s += "  no feasible point (exit code 2)\n";
     // Assumptions once per column, grouping columns that share the same list.
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
@@ -299,8 +301,14 @@ class JsonSink : public RunSink {
     s += t.notes.empty() ? "]" : "\n     ]";
     if (t.search)
       s += fmt::format(
-          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
-          json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
+          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}, "
+          "\"errors\": [{}]}}",
+          json_string(t.objective), t.evaluated, t.infeasible, t.filtered, [&] {
+            std::string e;
+            for (const auto& [why, n] : t.errors)
+              e += (e.empty() ? "" : ", ") + fmt::format("{{\"reason\": {}, \"count\": {}}}", json_string(why), n);
+            return e;
+          }());
     s += ",\n     \"engine\": " + json_string(t.engine) + "}";
     w_.put(s);
   }

@@ -59,6 +59,9 @@ struct Table {
   std::vector<Note> notes;       // at table_end
   std::size_t row_count = 0;     // rows emitted
   std::size_t evaluated = 0, infeasible = 0, filtered = 0;
+  // Searches: points infeasible because their evaluation failed, per reason ("runtime.error: ..."),
+  // in order of first occurrence; they are counted in `infeasible` too.
+  std::vector<std::pair<std::string, std::size_t>> errors;
   std::string objective;  // search: "maximize r.throughput"
   std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
 };
