@@ -15,6 +15,7 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
+  std::string where;                                           // list --where EXPR
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
   std::vector<std::string> positional;  // command first
@@ -31,5 +32,6 @@ int cmd_conventions(const Args& a);  // listing.cpp
 int cmd_presets(const Args& a);      // listing.cpp
 int cmd_repl(const Args& a);         // repl.cpp
 int cmd_validate(const Args& a);     // validate.cpp
+int cmd_list(const Args& a);         // list.cpp
 
 }  // namespace mls

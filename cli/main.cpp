@@ -30,6 +30,8 @@ commands:
   explain FILE NAME                 the formula chain behind one result
   validate        every published measurement of the validation set against its prediction
                   (--format text|json|md; exit 1 when a case is outside its band)
+  list [KIND]     the catalogue: accelerators, systems, fabrics, links or models, one row per
+                  entry with its source (--where EXPR of `it`, --format text|json|csv|md)
   conventions     list every convention, its choices and its default
   presets         list every preset and its choices
   repl [FILE...]  interactive exploration
@@ -99,6 +101,10 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       auto v = value("--preset");
       if (!v) return 64;
       a.presets.push_back(*v);
+    } else if (arg.rfind("--where", 0) == 0) {
+      auto v = value("--where");
+      if (!v) return 64;
+      a.where = *v;
     } else if (arg.rfind("--out", 0) == 0) {
       auto v = value("--out");
       if (!v) return 64;
@@ -305,6 +311,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "check") return cmd_check(a);
   if (cmd == "conventions") return cmd_conventions(a);
   if (cmd == "presets") return cmd_presets(a);
+  if (cmd == "list") return cmd_list(a);
   if (cmd == "repl") return cmd_repl(a);
   return usage_error("unknown command '" + cmd + "'");
 }

@@ -16,7 +16,7 @@ import sys
 # Natives that run a whole simulation per call stay with the tree-walking evaluator by design:
 # their configuration and result records (with strings) do not flatten into registers, and the
 # simulation, not the interpretation, is the cost. Sweeps over them report that engine.
-EVALUATED_NATIVES = ("kv_alloc_sim", "serve_sim")
+EVALUATED_NATIVES = ("kv_alloc_sim", "serve_sim", "hf_config")
 
 
 def run(mls, path, extra):

@@ -532,6 +532,7 @@ class Compiler {
       case NativeId::validated: return args[1];
       // A simulation returning a record of counts: it stays on the evaluator.
       case NativeId::kv_alloc_sim: break;
+      case NativeId::hf_config: break;
       case NativeId::serve_sim: break;
     }
     throw Unsupported{std::string("native '") + native.name + "'"};

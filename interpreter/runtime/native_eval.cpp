@@ -163,6 +163,29 @@ Value e_validated(NativeEval& n) {
   return n.ev.with_deps(n.args[1], n.ev.validation_deps(n.args[0].str()), n.call.span);
 }
 
+// The record of a config.json read while the program was resolved (semantics/hf_config.cpp); each
+// value carries the assumptions of the keys it comes from.
+Value e_hf_config(NativeEval& n) {
+  const Program& p = n.ev.program();
+  const auto it = p.hf_configs.find(n.args[0].str());
+  if (it == p.hf_configs.end())
+    n.ev.fail(ErrorKind::hf_path, n.call.span,
+              "model_from_hf reads its file before evaluation: give the path as a string literal, "
+              "model_from_hf(\"path/config.json\")",
+              n.args[0].deps);
+  RecordObj rec;
+  for (const HfField& f : it->second.fields) {
+    DepSet d = 0;
+    for (const AtomId a : f.atoms) d = n.ev.program().deps.unite(d, n.ev.program().deps.single(a));
+    switch (f.k) {
+      case HfField::K::num: rec.fields.emplace_back(intern(f.name), Value::number(f.n, d)); break;
+      case HfField::K::str: rec.fields.emplace_back(intern(f.name), Value::string(f.s, d)); break;
+      case HfField::K::flag: rec.fields.emplace_back(intern(f.name), Value::boolean(f.b, d)); break;
+    }
+  }
+  return Value::record(std::move(rec));
+}
+
 struct EvalRow {
   NativeId id;
   EvalRule eval;
@@ -192,6 +215,7 @@ constexpr EvalRow kEvals[] = {
     {NativeId::error, e_error},
     {NativeId::erlang_c, e_erlang_c},
     {NativeId::validated, e_validated},
+    {NativeId::hf_config, e_hf_config},
     {NativeId::kv_alloc_sim, kvsim::evaluate},
     {NativeId::serve_sim, servesim::evaluate},
 };

@@ -182,6 +182,18 @@ TypeP t_erlang_c(NativeCheck& c) {
   return t_num(Dim{});
 }
 
+// hf_config(path): a record of the shape fields hf_config.cpp maps (numbers, strings, one bool).
+TypeP t_hf_config(NativeCheck& c) {
+  std::vector<std::pair<Sym, TypeP>> out;
+  for (const auto& s : hf_field_specs())
+    out.emplace_back(intern(s.name), s.kind == HfField::K::num   ? t_num(Dim{})
+                                     : s.kind == HfField::K::str ? t_str()
+                                                                 : t_bool());
+  if (!c.loose() && c.args[0]->k != Type::K::str)
+    c.error(0, ErrorKind::type_mismatch, "'hf_config' expects the path of a config.json, got " + c.describe(0));
+  return t_record(std::move(out));
+}
+
 // The rows in NativeId order, so that native_table()[id] is the row of `id`.
 constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
     {NativeId::max, "max", 2, true, false, t_same_numbers, "the larger of two quantities"},
@@ -206,6 +218,8 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
     {NativeId::erlang_c, "erlang_c", 2, false, true, t_erlang_c, "M/M/c probability of waiting (Erlang C, log space)"},
     {NativeId::validated, "validated", 2, false, false, t_validated,
      "a value with its model's measured error band (family of validation cases) as an assumption"},
+    {NativeId::hf_config, "hf_config", 1, false, false, t_hf_config,
+     "a Hugging Face config.json read before evaluation, as transformer() shape fields"},
     {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
      "paged vs static KV allocation simulation"},
     {NativeId::serve_sim, "serve_sim", 1, false, true, servesim::type_rule,

@@ -43,6 +43,7 @@ enum class NativeId : std::uint8_t {
   error,
   erlang_c,
   validated,
+  hf_config,
   kv_alloc_sim,
   serve_sim,  // keep last (kNativeCount)
 };

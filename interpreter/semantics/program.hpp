@@ -11,6 +11,7 @@
 #include "deps.hpp"
 #include "grammar/ast.hpp"
 #include "grammar/diagnostic.hpp"
+#include "hf_config.hpp"
 #include "types.hpp"
 #include "units.hpp"
 
@@ -77,6 +78,8 @@ class Program {
   std::vector<Stmt*> main_stmts;  // statements of the main file, in order (run by `mls run`)
   // Families named by validated("family", ...) calls, with the first call's place (resolve).
   std::vector<std::pair<std::string, Span>> validated_families;
+  // Hugging Face configs read by model_from_hf("path"), keyed by the path literal (resolve).
+  std::map<std::string, HfConfig> hf_configs;
   FileReader reader;
   bool loading_stdlib = false;
 

@@ -260,6 +260,11 @@ class Resolver {
       dg.notes.push_back({d->span, "defined here"});
       return;
     }
+    // model_from_hf("path") (or hf_config("path")): the file is read now, before evaluation, so that
+    // its keys are assumptions placed in it and its errors are input errors (hf_config.cpp).
+    if ((sym_name(e.name) == "model_from_hf" || sym_name(e.name) == "hf_config") && !stdlib_ && !e.args.empty() &&
+        e.args[0].value->kind == EK::str)
+      load_hf_config(p_, e.args[0].value->str, e.args[0].value->span);
     if (d->kind == RefKind::native) {
       const int impl = p_.natives[d->index].impl;
       if (impl == static_cast<int>(NativeId::validated) && !e.args.empty() && e.args[0].value->kind == EK::str) {
