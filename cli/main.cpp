@@ -213,21 +213,32 @@ int io_error(const std::string& message) {
 namespace {
 class AssertWatch : public RunSink {
  public:
-  AssertWatch(RunSink& inner, bool& failed) : in_(inner), failed_(failed) {}
+  AssertWatch(RunSink& inner, bool& failed, std::vector<Diagnostic>& errors)
+      : in_(inner), failed_(failed), errors_(errors) {}
   void begin(const RunResult& h) override { in_.begin(h); }
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
   void table_row(const Table& t, const Row& r) override { in_.table_row(t, r); }
-  void table_end(const Table& t) override { in_.table_end(t); }
+  void table_end(const Table& t) override {
+    if (t.search && t.row_count == 0) no_feasible_ = true;
+    in_.table_end(t);
+  }
+  [[nodiscard]] bool no_feasible() const { return no_feasible_; }
   void assertion(const AssertOutcome& a) override {
     if (!a.ok) failed_ = true;
     in_.assertion(a);
+  }
+  void error(const Diagnostic& d) override {
+    errors_.push_back(d);
+    in_.error(d);
   }
   void end() override { in_.end(); }
 
  private:
   RunSink& in_;
   bool& failed_;
+  std::vector<Diagnostic>& errors_;
+  bool no_feasible_ = false;
 };
 }  // namespace
 
@@ -275,6 +286,10 @@ Selection selection_of(const Args& a) {
   return sel;
 }
 
+// `mls run`: a search found no point that satisfies its constraints (every point infeasible or
+// filtered out). Not an error of the input, and not a failed assert: scripts can tell them apart.
+constexpr int kExitNoFeasiblePoint = 2;
+
 int cmd_run(const Args& a) {
   if (a.positional.size() != 2) return usage_error("run expects one FILE");
   if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
@@ -296,21 +311,34 @@ int cmd_run(const Args& a) {
   if (!out.ok()) return io_error(out.error());
   RunResult summary;
   bool failed_assert = false;
+  // A shown value or assert that fails at run time does not discard the others: they are
+  // printed, then the errors (exit code of the first). A failing sweep still stops the run.
+  opt.keep_going = true;
+  std::vector<Diagnostic> errors;
+  bool no_feasible = false;
   try {
     Writer w(out.file(), a.max_output);
     ShardWriter* shard = nullptr;
     auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard) : make_formatter(a.format, s.prog, w, file);
     opt.shard_out = shard;
-    AssertWatch watch(*sink, failed_assert);
+    AssertWatch watch(*sink, failed_assert, errors);
     run_program(s.prog, s.ck, *cfg, opt, watch);
     w.flush();
+    no_feasible = watch.no_feasible();
   } catch (DiagnosticError& e) {
     out.abandon();
+    for (auto& d : errors) s.prog.diags.add(std::move(d));
     s.prog.diags.add(std::move(e.diag));
     return report(s);
   }
   if (!out.commit()) return io_error(out.error());
-  return failed_assert ? info(ErrorKind::assert_failed).exit_code : 0;
+  if (!errors.empty()) {
+    for (auto& d : errors) s.prog.diags.add(std::move(d));
+    return report(s);
+  }
+  // A failed assert (1) says more than an empty search (2): the model itself is questioned.
+  if (failed_assert) return info(ErrorKind::assert_failed).exit_code;
+  return no_feasible ? kExitNoFeasiblePoint : 0;
 }
 
 int cmd_check(const Args& a) {

@@ -21,8 +21,8 @@ namespace mls {
 
 namespace {
 
-const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff",  ":explain", ":help", ":load",
-                                        ":preset",      ":quit",        ":reset", ":units",   ":use"};
+const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff",  ":explain", ":help",  ":load",
+                                        ":preset",      ":quit",        ":reset", ":set",     ":units", ":use"};
 
 const char* kHelp = R"(Type a statement (let, set, use, preset, show, assert, sweep, search, ...) or an
 expression; an expression is shown in a human unit with the assumptions it depends on, and
@@ -34,6 +34,7 @@ line. An input that fails changes nothing.
   :diff EXPR           EXPR under the current choices and under the defaults
   :use NAME=CHOICE     choose a convention (like the statement `use NAME = CHOICE`)
   :preset NAME         choose a preset (like `preset NAME`)
+  :set NAME=VALUE      override a parameter or default by its printed name (like `set NAME = VALUE`)
   :conventions [NAME]  every convention (or the named ones), its choices and the current one
   :units [DIMENSION]   the units of a dimension (or of a unit: `:units GB/s`); no argument: dimensions
   :load FILE           load a file's definitions and choices (its statements are not run)
@@ -124,6 +125,23 @@ class Repl {
         return false;
       }
       return print(s_.submit("use " + name + " = " + choice + "\n", line_no));
+    }
+    if (cmd == ":set") {
+      // `:set distributed.efficiency=0.7`: any name an assumption list prints; as `set NAME = VALUE`.
+      const std::size_t eq = arg.find('=');
+      const std::string name = eq == std::string::npos ? "" : trim(arg.substr(0, eq));
+      const std::string value = eq == std::string::npos ? "" : trim(arg.substr(eq + 1));
+      bool dotted = !name.empty() && name.front() != '.' && name.back() != '.';
+      for (std::size_t i = 0, start = 0; dotted && i <= name.size(); ++i)
+        if (i == name.size() || name[i] == '.') {
+          dotted = is_name(name.substr(start, i - start));
+          start = i + 1;
+        }
+      if (!dotted || value.empty() || value.find('\n') != std::string::npos) {
+        err("mls: usage: :set NAME=VALUE (NAME as an assumption list prints it: distributed.efficiency)\n");
+        return false;
+      }
+      return print(s_.submit("set " + name + " = " + value + "\n", line_no));
     }
     if (cmd == ":preset") {
       if (arg.empty()) {

@@ -229,6 +229,20 @@ std::string closest(std::string_view word, const std::vector<std::string>& candi
       best = c;
     }
   }
+  if (!best.empty()) return best;
+  // No near spelling: a candidate that is one `_`-separated part of the word, or the word one of
+  // its parts (`step_time` -> `step`, `mtbf` -> `fleet_mtbf`); the longest such, first on ties.
+  if (word.size() < 3) return best;
+  auto part_of = [](std::string_view whole, std::string_view part) {
+    if (part.size() < 3 || part.size() >= whole.size()) return false;
+    const auto at = whole.find(part);
+    if (at == std::string_view::npos) return false;
+    const bool left = at == 0 || whole[at - 1] == '_';
+    const bool right = at + part.size() == whole.size() || whole[at + part.size()] == '_';
+    return left && right;
+  };
+  for (const auto& c : candidates)
+    if ((part_of(word, c) || part_of(c, word)) && c.size() > best.size()) best = c;
   return best;
 }
 

@@ -255,6 +255,13 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
         if (first > 0 && i + 1 < first) dead.insert(ovs[i].atom);
       }
     }
+    // Settings of a printed name (a default, a registry field): the last one of a name wins.
+    std::set<AtomId> live;
+    for (const auto& [lit, o] : cfg->literal_overrides) live.insert(o.atom);
+    for (AtomId a : cfg->literal_override_atoms) {
+      own.insert(a);
+      if (!live.count(a)) dead.insert(a);
+    }
   }
   for (AtomId a = 0; a < p.deps.atom_count(); ++a) {
     if (!p.deps.is_assumption(a) || dead.count(a)) continue;
@@ -331,8 +338,11 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
   for (const auto& k : keys) {
     auto li = lmap.find(k);
     auto ri = rmap.find(k);
-    if (assumption_differs(li == lmap.end() ? nullptr : &li->second, ri == rmap.end() ? nullptr : &ri->second))
-      out.push_back(k);
+    // A cause is a value that differs (or exists on one side only): the same choice made by
+    // another preset (`dp_node_count: ceil -> ceil`) moved nothing.
+    const AssumptionView* lv = li == lmap.end() ? nullptr : &li->second;
+    const AssumptionView* rv = ri == rmap.end() ? nullptr : &ri->second;
+    if (lv && rv ? lv->value != rv->value : lv != rv) out.push_back(k);
   }
   std::stable_sort(out.begin(), out.end(), key_before);
   return out;
@@ -406,7 +416,9 @@ std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const D
     if (!is_zero(rounded)) change = format_fixed(rounded, decimals_of_resolution(*ld.resolution));
   }
   if (change.empty()) change = format_sig(dx, vd.below_resolution ? 3 : 4);
-  vd.change_text = signed_text(change, dx) + unit_suffix(ld);
+  // The difference of two percentages is in percentage points: "-46.5 pp", so that it is not
+  // read as the relative change printed next to it.
+  vd.change_text = signed_text(change, dx) + (ld.unit == "%" ? " pp" : unit_suffix(ld));
   if (!is_zero(xl)) {
     const double rel = (xr.d - xl.d) / std::fabs(xl.d) * 100.0;
     vd.relative_pct = rel;

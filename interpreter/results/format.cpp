@@ -199,6 +199,8 @@ class TextSink : public RunSink {
   void table_end(const Table& t) override {
     start();
     std::string s = "  (" + table_counts(t) + ")\n";
+    for (const auto& [why, n] : t.errors) s += fmt::format("  {} infeasible: {}\n", n, why);
+    if (t.search && t.row_count == 0) s += "  no feasible point (exit code 2)\n";
     // Assumptions once per column, grouping columns that share the same list.
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
@@ -230,9 +232,13 @@ class TextSink : public RunSink {
     if (!a.detail.empty()) s += "    " + a.detail + "\n";
     w_.put(s);
   }
+  void error(const Diagnostic&) override { ++errors_; }
   void end() override {
     if (asserts_)
       w_.put(fmt::format("\n{} of {} assertion{} passed\n", asserts_ - failed_, asserts_, asserts_ == 1 ? "" : "s"));
+    if (errors_)
+      w_.put(fmt::format("\n{} value{} could not be evaluated: the error{} follow{} on stderr\n", errors_,
+                         errors_ == 1 ? "" : "s", errors_ == 1 ? "" : "s", errors_ == 1 ? "s" : ""));
   }
 
  private:
@@ -266,7 +272,7 @@ class TextSink : public RunSink {
   std::vector<bool> right_;
   std::vector<std::vector<std::string>> pending_;
   bool started_ = false;
-  std::size_t asserts_ = 0, failed_ = 0;
+  std::size_t asserts_ = 0, failed_ = 0, errors_ = 0;
 };
 
 // ---- JSON -----------------------------------------------------------------------------------
@@ -334,8 +340,14 @@ class JsonSink : public RunSink {
     s += t.notes.empty() ? "]" : "\n     ]";
     if (t.search)
       s += fmt::format(
-          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}}}",
-          json_string(t.objective), t.evaluated, t.infeasible, t.filtered);
+          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}, "
+          "\"errors\": [{}]}}",
+          json_string(t.objective), t.evaluated, t.infeasible, t.filtered, [&] {
+            std::string e;
+            for (const auto& [why, n] : t.errors)
+              e += (e.empty() ? "" : ", ") + fmt::format("{{\"reason\": {}, \"count\": {}}}", json_string(why), n);
+            return e;
+          }());
     s += ",\n     \"engine\": " + json_string(t.engine) + "}";
     w_.put(s);
   }
@@ -343,13 +355,22 @@ class JsonSink : public RunSink {
     ++asserts_;
     if (!a.ok) ++failed_;
   }
+  void error(const Diagnostic& d) override {
+    errors_.push_back("\n    {\"code\": " + json_string(info(d.kind).code) +
+                      ", \"message\": " + json_string(d.message) +
+                      ", \"at\": " + json_string(d.span.valid() ? p_.sources.where_col(d.span) : "") + "}");
+  }
   void end() override {
     std::string s = tables_ ? "\n  ],\n" : "],\n";
     s += "  \"results\": [";
     for (std::size_t i = 0; i < results_.size(); ++i) s += (i ? "," : "") + results_[i];
     s += results_.empty() ? "],\n" : "\n  ],\n";
-    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n  \"warnings\": []\n}}\n", asserts_ - failed_,
-                     failed_);
+    s += fmt::format("  \"asserts\": {{\"passed\": {}, \"failed\": {}}},\n", asserts_ - failed_, failed_);
+    // Values that failed at run time (the run went on): their diagnostics, as on stderr.
+    s += "  \"errors\": [";
+    for (std::size_t i = 0; i < errors_.size(); ++i) s += (i ? "," : "") + errors_[i];
+    s += errors_.empty() ? "],\n" : "\n  ],\n";
+    s += "  \"warnings\": []\n}\n";
     w_.put(s);
   }
 
@@ -357,7 +378,7 @@ class JsonSink : public RunSink {
   Program& p_;
   Writer& w_;
   std::string file_;
-  std::vector<std::string> results_;
+  std::vector<std::string> results_, errors_;
   std::size_t tables_ = 0, rows_ = 0, asserts_ = 0, failed_ = 0;
 };
 

@@ -59,6 +59,9 @@ struct Table {
   std::vector<Note> notes;       // at table_end
   std::size_t row_count = 0;     // rows emitted
   std::size_t evaluated = 0, infeasible = 0, filtered = 0;
+  // Searches: points infeasible because their evaluation failed, per reason ("runtime.error: ..."),
+  // in order of first occurrence; they are counted in `infeasible` too.
+  std::vector<std::pair<std::string, std::size_t>> errors;
   std::string objective;  // search: "maximize r.throughput"
   std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
 };
@@ -95,6 +98,9 @@ class RunSink {
   virtual void table_row(const Table& t, const Row& r) = 0;
   virtual void table_end(const Table& t) = 0;  // counts, column deps, notes
   virtual void assertion(const AssertOutcome& a) = 0;
+  // A shown value or assert failed at run time and the run went on (RunOptions::keep_going):
+  // the sink may list it (JSON `errors`); the diagnostic itself is reported by the caller.
+  virtual void error(const Diagnostic& d) { (void)d; }
   virtual void end() = 0;
 };
 

@@ -303,6 +303,13 @@ Value Evaluator::literal(const Expr& e) {
   return Value::number(exact_ ? e.si : Num::of_double(e.si.d), d);
 }
 
+Value Evaluator::literal_override(const Override& o) {
+  Value v = with_deps(eval_in(*o.value, o.nslots), p_.deps.single(o.atom), o.value->span);
+  // As a global override: the setting's own literals stand for the setting.
+  if (v.k == Value::K::num || v.k == Value::K::boolean) v.deps = p_.deps.single(o.atom);
+  return v;
+}
+
 Value Evaluator::eval_in(const Expr& e, int nslots) {
   BudgetScope budget(*this);
   std::vector<Value> slots(static_cast<std::size_t>(std::max(nslots, 1)));
@@ -408,6 +415,10 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
              " levels (counting the bodies of called functions)",
          0);
   step(e.span);
+  if (e.atom >= 0 && !cfg_.literal_overrides.empty()) {
+    const auto it = cfg_.literal_overrides.find(e.atom);
+    if (it != cfg_.literal_overrides.end()) return literal_override(it->second);
+  }
   switch (e.kind) {
     case EK::num: return literal(e);
     case EK::boolean: return Value::boolean(e.bval, e.atom >= 0 ? p_.deps.single(static_cast<AtomId>(e.atom)) : 0);

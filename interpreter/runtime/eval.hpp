@@ -60,6 +60,8 @@ class Evaluator {
   [[nodiscard]] Value eval_in(const Expr& e, int nslots);
   [[nodiscard]] Value eval(const Expr& e, Value* slots, int depth);
   [[nodiscard]] Value global(std::uint32_t g);
+  // The value a `set` gives a literal it replaces (Config::literal_overrides).
+  [[nodiscard]] Value literal_override(const Override& o);
 
   // Helpers shared with natives.
   [[noreturn]] void fail(ErrorKind k, Span at, std::string msg, DepSet deps);

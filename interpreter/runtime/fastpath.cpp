@@ -224,6 +224,10 @@ class Compiler {
     // Constant folding emits nothing, so code size alone does not bound compile time.
     if (++compile_steps_ > kMaxCompileSteps)
       throw Unsupported{"a body that inlines to more than " + std::to_string(kMaxCompileSteps) + " steps"};
+    if (e.atom >= 0 && !cfg_.literal_overrides.empty()) {
+      const auto it = cfg_.literal_overrides.find(e.atom);
+      if (it != cfg_.literal_overrides.end()) return from_value(ev_.literal_override(it->second));
+    }
     switch (e.kind) {
       case EK::num: return constant(CVal::K::num, e.si.d);
       case EK::boolean: return constant(CVal::K::boolean, e.bval ? 1 : 0);

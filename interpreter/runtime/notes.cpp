@@ -10,6 +10,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "interpreter/semantics/resolve.hpp"
+
 namespace mls {
 
 namespace {
@@ -25,6 +27,28 @@ bool same_cell(const Value& a, const Value& b) {
   if (a.k == Value::K::boolean) return a.b == b.b;
   if (a.k == Value::K::str) return a.str() == b.str();
   return true;
+}
+
+std::string arms_text(const Site& s, const ArmSet& arms);
+
+// Two single arms whose labels were cut to the same text ("ring_allreduce(grad_bytes, dp, bw_int...")
+// are shown from just before where their full source texts differ, so the note says what changed.
+std::pair<std::string, std::string> contrast(const Site& s, const ArmSet& to, const ArmSet& from) {
+  std::string a = arms_text(s, to), b = arms_text(s, from);
+  if (to.size() != 1 || from.size() != 1 || to[0] >= s.full_arms.size() || from[0] >= s.full_arms.size()) return {a, b};
+  const std::string& fa = s.full_arms[to[0]];
+  const std::string& fb = s.full_arms[from[0]];
+  if (a != b) return {a, b};  // the labels already tell the two apart
+  std::size_t pre = 0;
+  while (pre < fa.size() && pre < fb.size() && fa[pre] == fb[pre]) ++pre;
+  std::size_t start = pre > 16 ? pre - 16 : 0;
+  while (start > 0 && (static_cast<unsigned char>(fa[start]) & 0xC0) == 0x80) --start;
+  auto window = [&](const std::string& f) {
+    std::string w = f.substr(start);
+    if (w.size() > 48) w = utf8_prefix(w, 45) + "...";
+    return (start > 0 ? "..." : "") + w;
+  };
+  return {window(fa), window(fb)};
 }
 
 std::string arms_text(const Site& s, const ArmSet& arms) {
@@ -312,8 +336,8 @@ struct NotesBuilder::State {
         if (st.flips < kMaxFlipNotesPerSite)
           notes.push_back({index, first_col,
                            "`" + site.what + "` (" + p.sources.where_line(site.span) + ") takes " +
-                               arms_text(site, to) + " from here, " + arms_text(site, from) + " before; affects " +
-                               cols,
+                               contrast(site, to, from).first + " from here, " + contrast(site, to, from).second +
+                               " before; affects " + cols,
                            label(r.key)});
         else if (st.flips == kMaxFlipNotesPerSite)
           notes.push_back({index, first_col,

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -132,6 +133,23 @@ class CollectSink : public RunSink {
 void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
                          const std::vector<Stmt*>& stmts, RunSink& sink);
 
+namespace {
+// One shown value or assert: its value, or (keep_going) nullopt after handing a runtime error to
+// the sink. Ctrl-C, the output cap and internal errors always stop the run.
+template <typename F>
+std::optional<Value> kept_going(const RunOptions& opt, RunSink& sink, F&& eval) {
+  try {
+    return eval();
+  } catch (DiagnosticError& e) {
+    const ErrorKind k = e.diag.kind;
+    if (!opt.keep_going || k == ErrorKind::interrupted || k == ErrorKind::limit_output || k == ErrorKind::internal)
+      throw;
+    sink.error(e.diag);
+    return std::nullopt;
+  }
+}
+}  // namespace
+
 void run_program(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, RunSink& sink) {
   run_statements(p, ck, cfg, opt, p.main_stmts, sink);
 }
@@ -162,15 +180,18 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
       switch (s->kind) {
         case SK::show:
           for (const auto& it : s->shows) {
-            const Value v = ev.eval_in(*it.expr, s->nslots);
+            const auto v = kept_going(opt, sink, [&] { return ev.eval_in(*it.expr, s->nslots); });
+            if (!v) continue;
             std::vector<Shown> shown;
-            expand_shown(p, it.label, v, ck.show_type(&it), it.span, shown, opt.max_results);
+            expand_shown(p, it.label, *v, ck.show_type(&it), it.span, shown, opt.max_results);
             for (const auto& x : shown) sink.result(x);
           }
           break;
         case SK::assert_:
           for (const auto& it : s->shows) {
-            const Value v = ev.eval_in(*it.expr, s->nslots);
+            const auto ov = kept_going(opt, sink, [&] { return ev.eval_in(*it.expr, s->nslots); });
+            if (!ov) continue;
+            const Value& v = *ov;
             AssertOutcome a;
             a.ok = v.b;
             a.span = it.expr->span;

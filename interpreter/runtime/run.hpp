@@ -58,6 +58,9 @@ struct RunOptions {
   std::size_t shard_k = 0, shard_n = 0;  // --shard K/N (1 <= K <= N); N = 0: not sharded
   ShardWriter* shard_out = nullptr;      // a sharded run's sweeps go here, not to the sink
   ShardReader* shard_in = nullptr;       // a merge: sweeps read their points from the parts
+  // A shown value or assert that fails at run time goes to RunSink::error and the run continues
+  // with the next one (`mls run` prints what was computed, then the errors). Sweeps still stop.
+  bool keep_going = false;
 };
 
 // Runs the main statements into a sink. Runtime errors are thrown as DiagnosticError.

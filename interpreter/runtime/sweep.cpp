@@ -31,6 +31,7 @@ struct PointOut {
   std::vector<Value> objectives;
   std::vector<AssertOutcome> failed;
   std::vector<std::size_t> failed_items;  // the body item of each failed assert (shard parts)
+  std::string error;                      // searches: the runtime error that made this point infeasible
 };
 
 class SweepRunner {
@@ -172,6 +173,14 @@ class SweepRunner {
         }
         ++t.evaluated;
         if (!o.feasible) ++t.infeasible;
+        if (!o.error.empty()) {
+          auto it = std::find_if(t.errors.begin(), t.errors.end(), [&](const auto& r) { return r.first == o.error; });
+          if (it == t.errors.end())
+            t.errors.emplace_back(std::move(o.error), 1);
+          else
+            ++it->second;
+          o.error.clear();
+        }
         if (!t.search)
           emit_row(o, first_point + k);
         else if (o.feasible)
@@ -261,6 +270,17 @@ class SweepRunner {
           else
             out.outs[i - begin] = point(ev, domains, i, fast);
         } catch (DiagnosticError& e) {
+          // In a search a point that cannot be evaluated (an unstable queue, an error() of a
+          // formula) is infeasible, as mlsysim's search skips it; its reason is counted.
+          const ErrorKind k = e.diag.kind;
+          if (s_.kind == SK::search && k != ErrorKind::interrupted && k != ErrorKind::internal &&
+              k != ErrorKind::limit_output) {
+            PointOut& o = out.outs[i - begin];
+            o = PointOut{};
+            o.feasible = false;
+            o.error = std::string(info(k).code) + ": " + e.diag.message;
+            continue;
+          }
           out.error = std::make_pair(i, e);
           out.outs.resize(i - begin);
           return;

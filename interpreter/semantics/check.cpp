@@ -689,6 +689,21 @@ void mark_prior(Expr& e, std::uint32_t g) {
 void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots) {
   Env env;
   env.slots.assign(static_cast<std::size_t>(std::max(nslots, 0)), t_error());
+  const std::vector<Expr*> lits = override_targets_literals(p_, path);
+  if (!lits.empty()) {
+    TypeP v = expr(value, env);
+    std::string where;
+    for (Sym s : path) where += (where.empty() ? "" : ".") + sym_name(s);
+    Env none;
+    TypeP cur = expr(*lits.front(), none);
+    if (!is_loose(*v) && !is_loose(*cur) && !same_type(*cur, *v)) {
+      auto& dg = p_.diags.error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, value.span,
+                                "'" + where + "' is " + dim_text(cur) + ", got " + dim_text(v));
+      dg.label = "this is " + dim_text(v);
+      dg.notes.push_back({lits.front()->span, "'" + where + "' is written here"});
+    }
+    return;
+  }
   const Decl* d = p_.lookup(path.front());
   if (d && d->kind == RefKind::global) mark_prior(value, d->index);
   TypeP v = expr(value, env);
@@ -696,11 +711,30 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     std::vector<std::string> names;
     for (const auto& g : p_.globals) names.push_back(sym_name(g.name));
     std::sort(names.begin(), names.end());
+    std::string full;
+    for (Sym s : path) full += (full.empty() ? "" : ".") + sym_name(s);
+    if (path.size() > 1) {
+      // A dotted name is looked up among the defaults and registry fields assumption lists print.
+      names.clear();
+      for (AtomId a = 0; a < p_.deps.atom_count(); ++a)
+        if (p_.deps.is_assumption(a)) {
+          const Assumption& as = p_.deps.assumption(a);
+          if (as.kind == AssumptionKind::default_ || as.kind == AssumptionKind::registry ||
+              as.kind == AssumptionKind::set)
+            names.push_back(as.name);
+        }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
     auto& dg = p_.diags.error(ErrorKind::param_unknown, path_span,
-                              "'" + sym_name(path.front()) + "' is not a parameter that can be set");
-    const std::string near = closest(sym_name(path.front()), names);
+                              path.size() > 1 ? "'" + full + "' is not a default or parameter that can be set"
+                                              : "'" + sym_name(path.front()) + "' is not a parameter that can be set");
+    const std::string near = closest(path.size() > 1 ? full : sym_name(path.front()), names);
     if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
-    if (d) dg.notes.push_back({d->span, "'" + sym_name(path.front()) + "' is defined here"});
+    if (path.size() > 1)
+      dg.help.push_back(
+          "any name an assumption list prints as `default NAME = ...` or `registry NAME = ...` can be set");
+    if (d && path.size() == 1) dg.notes.push_back({d->span, "'" + sym_name(path.front()) + "' is defined here"});
     return;
   }
   TypeP cur = global_type(d->index);

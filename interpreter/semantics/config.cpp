@@ -194,14 +194,15 @@ struct Builder {
   }
 
   void set(const std::vector<Sym>& path, Span path_span, const Expr* value, int nslots, const std::string& via) {
+    std::string name;
+    for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
     const Decl* d = p.lookup(path.front());
-    if (!d || d->kind != RefKind::global) return;  // reported by the checker
+    const std::vector<Expr*> lits = override_targets_literals(p, path);
+    if (lits.empty() && (!d || d->kind != RefKind::global)) return;  // reported by the checker
     Override o;
     o.path = path;
     o.value = value;
     o.nslots = nslots;
-    std::string name;
-    for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
     Assumption a;
     a.kind = AssumptionKind::set;
     a.name = name;
@@ -211,6 +212,12 @@ struct Builder {
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     o.reads_prior = reads_prior(*value);
+    if (!lits.empty()) {
+      cfg.literal_override_atoms.push_back(o.atom);
+      // A later setting of the same name (scenario over preset, command line over scenario) wins.
+      for (const Expr* lit : lits) cfg.literal_overrides[lit->atom] = o;
+      return;
+    }
     cfg.overrides[d->index].push_back(std::move(o));
   }
 

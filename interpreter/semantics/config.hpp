@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,7 +38,11 @@ struct Config {
   std::string preset_via;                        // "default", "scenario", "command line"
   std::vector<ConvSel> conv;                     // per convention
   std::vector<std::vector<Override>> overrides;  // per global, applied in order
-  bool validation_summaries = true;              // validated() attaches its family's summary
+  // Dotted names that are not a global's own value (a parameter default `distributed.efficiency`,
+  // a registry field `H100.hbm.size`): the override of each literal, keyed by the literal's atom.
+  std::unordered_map<std::int32_t, Override> literal_overrides;
+  std::vector<AtomId> literal_override_atoms;  // every such setting's atom, shadowed ones too (diff)
+  bool validation_summaries = true;            // validated() attaches its family's summary
 };
 
 // Choices made outside the scenario.

@@ -39,8 +39,9 @@ struct Assumption {
 
 struct Site {
   Span span;
-  std::string what;               // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"
-  std::vector<std::string> arms;  // arm labels in arm order
+  std::string what;                    // "max(64, gpus)", "if t_memory > t_compute", "match mtbf_model"
+  std::vector<std::string> arms;       // arm labels in arm order
+  std::vector<std::string> full_arms;  // the same, not cut to a label's length (regime notes contrast them)
 };
 
 class Deps {

@@ -222,7 +222,34 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
     load_file((dir / s.str).generic_string(), s.name_span, stack, false);
   }
   stack.pop_back();
+  if (!is_main) refuse_run_statements(m);
   return add_module(std::move(m), is_main);
+}
+
+// An import shares declarations (names, functions, units, conventions, presets). Statements that
+// choose or run something apply only in the file `mls run` was given: obeyed in an import they
+// would depend on which file imports which; ignored, they would look applied. So they are errors.
+void Program::refuse_run_statements(const Module& m) {
+  for (const Stmt& s : m.stmts) {
+    const char* what = nullptr;
+    switch (s.kind) {
+      case SK::use: what = "`use`"; break;
+      case SK::set: what = "`set`"; break;
+      case SK::preset_select: what = "`preset NAME`"; break;
+      case SK::show: what = "`show`"; break;
+      case SK::assert_: what = "`assert`"; break;
+      case SK::sweep: what = "`sweep`"; break;
+      case SK::search: what = "`search`"; break;
+      default: continue;
+    }
+    auto& d = diags.error(ErrorKind::load_import_statement, s.span,
+                          std::string(what) + " in an imported file would not apply to the run");
+    const bool choice = s.kind == SK::use || s.kind == SK::set || s.kind == SK::preset_select;
+    d.help.push_back(choice
+                         ? "to share choices and settings, declare a preset in this file (`preset shared \"...\" { use "
+                           "... set ... }`) and select it in the main file: `preset shared` or --preset shared"
+                         : "imported files share declarations; move results and checks to the main file");
+  }
 }
 
 bool Program::add_module(Module m, bool is_main) {

@@ -126,6 +126,7 @@ class Program {
  private:
   bool load_file(const std::string& path, Span from, std::vector<std::string>& stack, bool is_main);
   void declare(Module& m);
+  void refuse_run_statements(const Module& m);
   void declare_units(Module& m);
   std::vector<std::string> loaded_paths_;
   std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module

@@ -9,6 +9,14 @@
 
 namespace mls {
 
+std::string utf8_prefix(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  // Cut on a character boundary: never between the bytes of one UTF-8 sequence.
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut));
+}
+
 std::string compact_text(std::string_view s, std::size_t max) {
   std::string out;
   bool space = false;
@@ -30,7 +38,7 @@ std::string compact_text(std::string_view s, std::size_t max) {
     space = false;
     out += c;
   }
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  if (out.size() > max) out = utf8_prefix(out, max - 3) + "...";
   return out;
 }
 
@@ -120,10 +128,12 @@ class Resolver {
         return;
       case EK::if_:
         for (auto& k : e.kids) expr(*k);
-        e.site = p_.deps.add_site(Site{e.span,
-                                       "if " + compact_text(p_.sources.slice(e.kids[0]->span)),
-                                       {compact_text(p_.sources.slice(e.kids[1]->span), 40),
-                                        compact_text(p_.sources.slice(e.kids[2]->span), 40)}});
+        e.site = p_.deps.add_site(Site{
+            e.span,
+            "if " + compact_text(p_.sources.slice(e.kids[0]->span)),
+            {compact_text(p_.sources.slice(e.kids[1]->span), 40), compact_text(p_.sources.slice(e.kids[2]->span), 40)},
+            {compact_text(p_.sources.slice(e.kids[1]->span), 1000),
+             compact_text(p_.sources.slice(e.kids[2]->span), 1000)}});
         return;
       case EK::match: {
         expr(*e.kids[0]);
@@ -137,7 +147,7 @@ class Resolver {
           }
           arms.push_back(label);
         }
-        e.site = p_.deps.add_site(Site{e.span, "match " + compact_text(p_.sources.slice(e.kids[0]->span)), arms});
+        e.site = p_.deps.add_site(Site{e.span, "match " + compact_text(p_.sources.slice(e.kids[0]->span)), arms, {}});
         return;
       }
       default:
@@ -264,9 +274,12 @@ class Resolver {
         if (!known) p_.validated_families.emplace_back(family, e.span);
       }
       if (native_branchy(impl)) {
-        std::vector<std::string> arms;
-        for (const auto& a : e.args) arms.push_back(compact_text(p_.sources.slice(a.value->span), 40));
-        e.site = p_.deps.add_site(Site{e.span, compact_text(p_.sources.slice(e.span)), arms});
+        std::vector<std::string> arms, full;
+        for (const auto& a : e.args) {
+          arms.push_back(compact_text(p_.sources.slice(a.value->span), 40));
+          full.push_back(compact_text(p_.sources.slice(a.value->span), 1000));
+        }
+        e.site = p_.deps.add_site(Site{e.span, compact_text(p_.sources.slice(e.span)), arms, full});
       }
       if (native_approximates(impl)) {
         Assumption a;
@@ -313,6 +326,43 @@ void resolve_module(Program& p, Module& m) {
     Resolver r(p, stdlib, &m.broken);
     r.stmt(s);
   }
+}
+
+namespace {
+void collect_literals(Program& p, Expr& e, const std::string& name, std::vector<Expr*>& out) {
+  if (e.atom >= 0 && p.deps.is_assumption(static_cast<AtomId>(e.atom)) &&
+      p.deps.assumption(static_cast<AtomId>(e.atom)).name == name) {
+    out.push_back(&e);
+    return;
+  }
+  for (auto& k : e.kids) collect_literals(p, *k, name, out);
+  for (auto& it : e.items) collect_literals(p, *it.value, name, out);
+  for (auto& w : e.with_items) collect_literals(p, *w.value, name, out);
+  for (auto& a : e.args) collect_literals(p, *a.value, name, out);
+}
+}  // namespace
+
+std::vector<Expr*> literals_named(Program& p, const std::string& name) {
+  std::vector<Expr*> out;
+  // Literal assumptions are made only for `let` values and parameter defaults (Resolver::stmt).
+  for (auto& g : p.globals)
+    if (g.stmt && g.stmt->value) collect_literals(p, *g.stmt->value, name, out);
+  for (auto& f : p.functions)
+    if (f.stmt)
+      for (auto& prm : f.stmt->params)
+        if (prm.default_value) collect_literals(p, *prm.default_value, name, out);
+  for (auto& n : p.natives)
+    if (n.stmt)
+      for (auto& prm : n.stmt->params)
+        if (prm.default_value) collect_literals(p, *prm.default_value, name, out);
+  return out;
+}
+
+std::vector<Expr*> override_targets_literals(Program& p, const std::vector<Sym>& path) {
+  if (path.size() == 1) return {};
+  std::string name;
+  for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
+  return literals_named(p, name);
 }
 
 void resolve_global_expr(Program& p, Expr& e, int& nslots) {

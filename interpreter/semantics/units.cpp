@@ -211,6 +211,16 @@ std::vector<std::string> UnitTable::case_variants(std::string_view atom) const {
 
 std::string UnitTable::suggest(std::string_view atom) const {
   const auto variants = case_variants(atom);
+  // `GBps`: a rate written per-second style. The case variant `Gbps` is bits, 8x smaller, so the
+  // byte rate `GB/s` comes first.
+  if (atom.size() > 2 && atom.substr(atom.size() - 2) == "ps") {
+    const std::string_view stem = atom.substr(0, atom.size() - 2);
+    if (lookup_atom(stem)) {
+      std::string out = "did you mean '" + std::string(stem) + "/s'?";
+      for (const auto& v : variants) out += " ('" + v + "' is another unit: units are case-sensitive)";
+      return out;
+    }
+  }
   if (!variants.empty()) {
     std::string list;
     for (std::size_t i = 0; i < variants.size(); ++i)

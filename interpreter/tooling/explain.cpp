@@ -46,8 +46,10 @@ std::string value_text(const Program& p, const Value& v, const TypeP& t, const P
   switch (v.k) {
     case Value::K::num: {
       if (!t || t->k != Type::K::num) return format_sig(v.n, 4) + " (base units)";
+      // A whole dimensionless number is a count (51200 tokens, batch 25), not a share: it is not
+      // shown as a percentage because the result is one.
       if (!t->hint && pref && pref->type && pref->type->k == Type::K::num && pref->type->dim == t->dim &&
-          !pref->display.unit.empty()) {
+          !(t->dim == Dim{} && is_integer(v.n)) && !pref->display.unit.empty()) {
         const Num x = in_unit(v.n, pref->display);
         const double mag = std::fabs(x.d);
         if (mag >= 0.1 && mag < 1e5) {
@@ -115,7 +117,7 @@ class ChainTracer final : public Tracer {
         text = value_text(p_, v, f.inst >= 0 ? ck_.instance_param(f.inst, i) : nullptr, &pref);
       args += (i ? ", " : "") + sym_name(fn.params[i].name) + " = " + text;
     }
-    if (args.size() > o_.max_args) args = args.substr(0, o_.max_args) + "…";
+    if (args.size() > o_.max_args) args = utf8_prefix(args, o_.max_args) + "…";
     f.step.text = sym_name(fn.name) + "(" + args + ")";
   }
 
@@ -142,7 +144,7 @@ class ChainTracer final : public Tracer {
     f.step.value = value_text(p_, result, t, &pref);
     if (f.global >= 0 && result.h)
       record_names_.emplace(result.h.get(), sym_name(p_.globals[static_cast<std::size_t>(f.global)].name));
-    if (f.step.value.size() > o_.max_value) f.step.value = f.step.value.substr(0, o_.max_value) + "…";
+    if (f.step.value.size() > o_.max_value) f.step.value = utf8_prefix(f.step.value, o_.max_value) + "…";
     // A global that is plain data (a registry record) is not a step of a formula.
     if (f.global >= 0 && f.step.kids.empty()) {
       const Expr& def = *p_.globals[static_cast<std::size_t>(f.global)].stmt->value;

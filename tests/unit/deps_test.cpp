@@ -35,7 +35,7 @@ TEST_CASE("union of dependency sets") {
 TEST_CASE("branch atoms are not assumptions") {
   Deps d;
   const AtomId a = assume(d, "a");
-  const std::uint32_t site = d.add_site(Site{{}, "max(a, b)", {"a", "b"}});
+  const std::uint32_t site = d.add_site(Site{{}, "max(a, b)", {"a", "b"}, {}});
   CHECK(d.is_assumption(a));
   CHECK_FALSE(d.is_assumption(d.branch_atom(site, 0)));
   CHECK(d.atom_site(d.branch_atom(site, 1)) == site);
