@@ -85,6 +85,13 @@ const std::vector<Kind>& kinds() {
         {"vocab", "vocab", "it.vocab"},
         {"kv_kib_per_token", "KV KiB/token (bf16)", "kv_cache_per_token(it, \"bf16\") / 1 KiB"},
         {"source", "source", "it.source"}}},
+      {"grids",
+       "electricity grids (sustainability.mls)",
+       {{"name", "name", "it.name"},
+        {"intensity_g_per_kwh", "g CO2/kWh", "it.intensity / 1 g/kWh"},
+        {"pue", "PUE", "it.pue"},
+        {"wue_l_per_kwh", "WUE L/kWh", "it.wue / 1 L/kWh"},
+        {"source", "source", "grid_source"}}},
   };
   return k;
 }
@@ -220,7 +227,7 @@ int cmd_list(const Args& a) {
   if (!kind) {
     const std::string guess = closest(want, names);
     return usage("no catalogue kind '" + want + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
-                 "; kinds: accelerators, systems, fabrics, links, models");
+                 "; kinds: accelerators, systems, fabrics, links, models, grids");
   }
   Session s;
   if (!s.prog.load_prelude()) return report(s);

@@ -32,7 +32,7 @@ commands:
   explain FILE NAME                 the formula chain behind one result
   validate        every published measurement of the validation set against its prediction
                   (--format text|json|md; exit 1 when a case is outside its band)
-  list [KIND]     the catalogue: accelerators, systems, fabrics, links or models, one row per
+  list [KIND]     the catalogue: accelerators, systems, fabrics, links, models or grids, one row per
                   entry with its source (--where EXPR of `it`, --format text|json|csv|md)
   conventions     list every convention, its choices and its default
   presets         list every preset and its choices

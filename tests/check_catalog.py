@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 REGISTRY_FILES = ["hardware.mls", "accelerators.mls", "systems.mls", "models.mls", "model_catalog.mls"]
-MINIMUM = {"accelerators": 20, "systems": 10, "fabrics": 8, "links": 8, "models": 25}
+MINIMUM = {"accelerators": 20, "systems": 10, "fabrics": 8, "links": 8, "models": 25, "grids": 10}
 
 
 def entries(text):
