@@ -5,7 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cmath>
 
 using namespace mls::servesim;
@@ -95,14 +94,14 @@ TEST_CASE("serve_sim: deterministic per seed, percentiles stable across seeds") 
   }
 }
 
-TEST_CASE("serve_sim: 10^4 requests in well under a second") {
+// Speed is not asserted here (the brief: performance is measured as ratios in bench/, never as a
+// wall-clock time in a test, which a loaded or sanitized machine would fail). This pins that a
+// sweep-sized workload completes every request.
+TEST_CASE("serve_sim: 10^4 requests are all served") {
   const Config c = llama70b_tp8();
   const auto rows = generate(chat(5));
-  const auto t0 = std::chrono::steady_clock::now();
   const Result r = simulate(c, rows);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(r.served == 10'000);
-  CHECK(s < 0.5);
 }
 
 TEST_CASE("serve_sim: schedulers order as their papers say") {
