@@ -66,6 +66,8 @@ int usage_error(const std::string& msg) {
   return info(ErrorKind::usage).exit_code;
 }
 
+namespace {
+
 // Largest values the number flags take: beyond them a value is a typo, not a wish.
 constexpr unsigned long long kMaxOutputCap = 1ull << 50;  // 1 PiB
 constexpr unsigned long long kMaxPointsCap = 1'000'000'000'000ull;
@@ -215,6 +217,8 @@ class AssertWatch : public RunSink {
  public:
   AssertWatch(RunSink& inner, bool& failed, std::vector<Diagnostic>& errors)
       : in_(inner), failed_(failed), errors_(errors) {}
+  // `mls merge`: runs without keep_going, so no error reaches error(); kept for the interface.
+  AssertWatch(RunSink& inner, bool& failed) : AssertWatch(inner, failed, own_errors_) {}
   void begin(const RunResult& h) override { in_.begin(h); }
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
@@ -235,6 +239,7 @@ class AssertWatch : public RunSink {
   void end() override { in_.end(); }
 
  private:
+  std::vector<Diagnostic> own_errors_;  // declared first: errors_ may refer to it
   RunSink& in_;
   bool& failed_;
   std::vector<Diagnostic>& errors_;

@@ -45,6 +45,7 @@ SCRIPTED = {
         "The input needs more memory than the machine allows (an allocation failed): reported as a limit "
         "of the input, never as an internal error. The example caps the address space at 1 GiB.",
         "a file `big.mls` holding `let xs = [1, 1, ...]` with 4,000,000 elements, run under `ulimit -v 1048576`",
+    ),
     "merge.part": (
         "`mls merge` was given parts that do not make one run: a shard missing or given twice, a part "
         "of another scenario, selection or mls version, a scenario changed since, or a part cut short or "

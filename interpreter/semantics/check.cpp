@@ -680,16 +680,21 @@ namespace {
 // In the value of a `set`, the global it sets means the value before the set (item 1 of issue
 // 19: `--set 'mttf.gpu=mttf.gpu * 2'` doubles it). Only names written in the value itself: a
 // function it calls reads the final value, which configure() reports as a cycle.
-void mark_prior(Expr& e, std::uint32_t g) {
-  if (e.kind == EK::name && e.ref.kind == RefKind::global && e.ref.index == g) e.ref.prior = true;
-  for_each_child(e, [g](Expr& k) { mark_prior(k, g); });
+bool mark_prior(Expr& e, std::uint32_t g) {
+  bool marked = false;
+  if (e.kind == EK::name && e.ref.kind == RefKind::global && e.ref.index == g) marked = e.ref.prior = true;
+  for_each_child(e, [g, &marked](Expr& k) { marked = mark_prior(k, g) || marked; });
+  return marked;
 }
 }  // namespace
 
 void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots) {
   Env env;
   env.slots.assign(static_cast<std::size_t>(std::max(nslots, 0)), t_error());
-  const std::vector<Expr*> lits = override_targets_literals(p_, path);
+  const Decl* d = p_.lookup(path.front());
+  const bool self = d && d->kind == RefKind::global && mark_prior(value, d->index);
+  // As configure() decides: a value that reads what it sets overrides the global's field.
+  const std::vector<Expr*> lits = self ? std::vector<Expr*>{} : override_targets_literals(p_, path);
   if (!lits.empty()) {
     TypeP v = expr(value, env);
     std::string where;
@@ -704,8 +709,6 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     }
     return;
   }
-  const Decl* d = p_.lookup(path.front());
-  if (d && d->kind == RefKind::global) mark_prior(value, d->index);
   TypeP v = expr(value, env);
   if (!d || d->kind != RefKind::global) {
     std::vector<std::string> names;

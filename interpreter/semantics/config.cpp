@@ -212,7 +212,9 @@ struct Builder {
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     o.reads_prior = reads_prior(*value);
-    if (!lits.empty()) {
+    // A value that reads what it sets (`mttf.gpu = mttf.gpu * 2`) overrides the global's field on
+    // the value before the set; any other value replaces the literal where it is written.
+    if (!lits.empty() && !o.reads_prior) {
       cfg.literal_override_atoms.push_back(o.atom);
       // A later setting of the same name (scenario over preset, command line over scenario) wins.
       for (const Expr* lit : lits) cfg.literal_overrides[lit->atom] = o;
