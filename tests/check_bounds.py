@@ -78,7 +78,9 @@ def main():
         rc0, _, _, rss0 = run(mls, ["run", "base.mls"], d, mem=mem)
         rc, out, secs, rss = run(mls, ["run", "list.mls"], d, limit_s=120, mem=mem)
         per = (rss - rss0) / n
-        check(rc0 == 0 and rc == 0 and "n = 300000" in out and per < 1200,
+        # A sanitizer build pads every allocation with redzones: its bytes per element are not the
+        # release build's, so only the release build (capped) checks the figure.
+        check(rc0 == 0 and rc == 0 and "n = 300000" in out and (per < 1200 or not capped),
               "a list of %d literals: %.0f bytes per element (was ~2100), %.1f s" % (n, per, secs))
 
         # Item 6: running out of memory is a limit of the input (exit 65), not an internal error.
