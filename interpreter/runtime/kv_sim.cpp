@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <numbers>
 #include <utility>
 #include <vector>
 
@@ -13,34 +12,17 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/kv_sim_type.hpp"
 #include "interpreter/semantics/program.hpp"
+#include "splitmix.hpp"
 
 namespace mls::kvsim {
 
 namespace {
 
-// splitmix64 (Steele et al. 2014): tiny, well mixed and identical on every platform, unlike the
-// std:: distributions, whose algorithms the standard leaves to the library.
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-};
-
-// Standard normal by Box-Muller; 1 - u keeps the logarithm's argument in (0, 1].
-double normal(Rng& r) {
-  const double u1 = 1.0 - r.uniform();
-  const double u2 = r.uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-}
+using Rng = SplitMix64;
 
 // Lognormal lengths: a median and a shape; the clamp keeps llround in range for any sigma <= 4.
 std::int64_t lognormal_tokens(Rng& r, double median, double sigma) {
-  const double x = std::min(median * std::exp(sigma * normal(r)), 1e12);
+  const double x = std::min(median * std::exp(sigma * r.normal()), 1e12);
   return std::max<std::int64_t>(1, std::llround(x));
 }
 

@@ -9,33 +9,17 @@
 #include <deque>
 #include <functional>
 #include <limits>
-#include <numbers>
 #include <queue>
 #include <utility>
 
 #include "interrupt.hpp"
+#include "splitmix.hpp"
 
 namespace mls::servesim {
 
 namespace {
 
-// splitmix64, as in kv_sim.cpp: identical on every platform (std:: distributions are not).
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double exponential() { return -std::log(1.0 - uniform()); }                 // mean 1
-  double normal() {
-    const double u1 = 1.0 - uniform();
-    const double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
-};
+using Rng = SplitMix64;
 
 std::int64_t tokens_of(Rng& r, double median, double sigma, Lengths l) {
   const double x =
