@@ -267,6 +267,21 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
     auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, off, off + 1}, "not valid JSON: " + msg);
     d.notes.push_back({at, "read by model_from_hf here"});
     return false;
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double (406: "number overflow parsing '1e400'") carries no
+    // offset; the quoted literal in the message locates it.
+    const std::string msg = e.what();
+    std::uint32_t off = 0;
+    if (const auto q = msg.find('\''); q != std::string::npos) {
+      const auto q2 = msg.find('\'', q + 1);
+      if (q2 != std::string::npos)
+        if (const auto pos = t.find(msg.substr(q + 1, q2 - q - 1)); pos != std::string::npos)
+          off = static_cast<std::uint32_t>(pos);
+    }
+    auto& d =
+        p.diags.error(ErrorKind::hf_parse, Span{file, off, off + 1}, "not valid JSON: a number too large for a double");
+    d.notes.push_back({at, "read by model_from_hf here"});
+    return false;
   }
   if (!j.is_object()) {
     p.diags
