@@ -156,9 +156,10 @@ std::string table_counts(const Table& t) {
 
 // ---- text -----------------------------------------------------------------------------------
 
-// Whether `--assumptions changed` lists an assumption: something a choice of this run put there.
+// Whether `--assumptions changed` lists an assumption: something a choice of this run put there,
+// or the validation band, which travels with every validated number whatever the mode (issue #11).
 bool is_changed(const AssumptionView& a) {
-  if (a.kind == "approx") return true;
+  if (a.kind == "approx" || a.kind == "validation") return true;
   if (a.kind != "set" && a.kind != "convention") return false;
   return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
 }
@@ -176,7 +177,7 @@ std::vector<AssumptionView> listed(const Program& p, DepSet d, FormatOptions::As
 
 std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, const std::string& indent) {
   if (!hidden || mode != FormatOptions::Assumptions::changed) return "";
-  return fmt::format("{}+ {} unchanged assumption{} (defaults, registry values, validation; --assumptions all)\n",
+  return fmt::format("{}+ {} unchanged assumption{} (defaults, registry values; --assumptions all)\n",
                      indent, hidden, hidden == 1 ? "" : "s");
 }
 

@@ -50,7 +50,7 @@ inline constexpr const char* kShowTable = "show";
 struct FormatOptions {
   // Text: which assumptions are listed under each value and table. `changed` lists those a
   // choice put there (a `set`, a convention not at the default preset's choice, an approximation)
-  // and counts the rest (registry values, defaults, validation bands) in one line.
+  // and the validation band, and counts the rest (registry values, defaults) in one line.
   enum class Assumptions { none, changed, all } assumptions = Assumptions::all;
   // CSV: print only this table, as plain CSV (no `# table` line); "" prints every table.
   std::string table;
