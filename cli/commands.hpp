@@ -17,10 +17,12 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
-  std::string where;                                           // list --where EXPR
-  std::string plot_x;                                          // plot --x COL
-  std::vector<std::string> plot_y;                             // plot --y COL,...
-  std::string table;                                           // run, merge: --table NAME (csv)
+  std::string where;                // list --where EXPR
+  std::string table;                // run, merge: --table NAME (csv)
+  std::string plot_x;               // plot --x COL
+  std::vector<std::string> plot_y;  // plot --y COL,...
+  // run, merge, text: --assumptions none|changed|all; a reader wants what this run changed.
+  FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
   std::vector<std::string> positional;  // command first
