@@ -17,7 +17,7 @@ MEM_LIMIT = 1536 << 20  # address space per run
 
 
 def run(mls, args, cwd, stdin=b"", limit_s=60, mem=MEM_LIMIT):
-    """(exit code or None on timeout, output, seconds, peak RSS in bytes)."""
+    """(exit code or None on timeout, output, seconds, peak RSS in bytes, CPU seconds)."""
     def cap():
         if mem:
             resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -36,12 +36,22 @@ def run(mls, args, cwd, stdin=b"", limit_s=60, mem=MEM_LIMIT):
             if time.monotonic() > deadline:
                 p.kill()
                 os.wait4(p.pid, 0)
-                return None, "", time.monotonic() - t, 0
+                return None, "", time.monotonic() - t, 0, 0.0
             time.sleep(0.02)
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    return p.returncode, text, time.monotonic() - t, usage.ru_maxrss * 1024
+    return p.returncode, text, time.monotonic() - t, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+
+
+def repl_script(n):
+    """n inputs of the kinds a long REPL session has: definitions, expressions, functions, `ans`,
+    an input that fails (rolled back), a blank line and an input continued on a second line."""
+    kinds = [lambda i: "let x%d = %d GB" % (i, i), lambda i: "x%d * 2" % (i - 1),
+             lambda i: "let f%d(a) = a * x%d" % (i, i - 2), lambda i: "show f%d(3)" % (i - 1),
+             lambda i: "ans + 1 GB", lambda i: "let bad%d = 1 GB + 1 s" % i, lambda i: "",
+             lambda i: "let y%d = (1 +\n  2) * x%d" % (i, i - 7)]
+    return "".join(kinds[i % 8](i) + "\n" for i in range(n)).encode()
 
 
 def main():
@@ -67,7 +77,7 @@ def main():
 
         # Item 7: a 16 MiB chain `1+1+...` stops at the depth limit while it is parsed.
         write("chain.mls", "show " + "1+" * (((16 << 20) - 10) // 2) + "1\n")
-        rc, out, secs, rss = run(mls, ["run", "chain.mls"], d, limit_s=30, mem=mem)
+        rc, out, secs, rss, _ = run(mls, ["run", "chain.mls"], d, limit_s=30, mem=mem)
         check(rc == 65 and "parse.too_deep" in out and secs < 10,
               "16 MiB operator chain: parse.too_deep in %.1f s, %d MB (was 47 s and 7.7 GB)" % (secs, rss >> 20))
 
@@ -75,8 +85,8 @@ def main():
         n = 300000
         write("base.mls", "let xs = [1]\nshow n = len(xs)\n")
         write("list.mls", "let xs = [" + ",".join(["1"] * n) + "]\nshow n = len(xs)\n")
-        rc0, _, _, rss0 = run(mls, ["run", "base.mls"], d, mem=mem)
-        rc, out, secs, rss = run(mls, ["run", "list.mls"], d, limit_s=120, mem=mem)
+        rc0, _, _, rss0, _ = run(mls, ["run", "base.mls"], d, mem=mem)
+        rc, out, secs, rss, _ = run(mls, ["run", "list.mls"], d, limit_s=120, mem=mem)
         per = (rss - rss0) / n
         # A sanitizer build pads every allocation with redzones: its bytes per element are not the
         # release build's, so only the release build (capped) checks the figure.
@@ -86,7 +96,7 @@ def main():
         # Item 6: running out of memory is a limit of the input (exit 65), not an internal error.
         if capped:
             write("huge.mls", "let xs = [" + ",".join(["1"] * 4000000) + "]\nshow n = len(xs)\n")
-            rc, out, secs, _ = run(mls, ["run", "huge.mls"], d, limit_s=120, mem=1 << 30)
+            rc, out, secs, _, _ = run(mls, ["run", "huge.mls"], d, limit_s=120, mem=1 << 30)
             check(rc == 65 and "error[limit.memory]" in out and "internal" not in out,
                   "a list that does not fit in 1 GiB: limit.memory, exit 65 (was internal, 70)")
 
@@ -94,9 +104,25 @@ def main():
         # with limit.steps instead of running outside it (17 s on a loaded machine before).
         write("kv.mls", "let big = kv_trace with { requests = 100000, output_median = 900, max_new_tokens = 1024 }\n"
                         "show s = kv_allocation(1000000000 token, max_seq = 2048, trace = big).steps\n")
-        rc, out, secs, _ = run(mls, ["run", "kv.mls"], d, limit_s=120, mem=mem)
+        rc, out, secs, _, _ = run(mls, ["run", "kv.mls"], d, limit_s=120, mem=mem)
         check(rc == 65 and "limit.steps" in out and secs < 20,
               "kv_alloc_sim of a huge trace: limit.steps in %.1f s" % secs)
+
+        # Item 9: a REPL reading stdin costs about the same per input however long the session
+        # is. Compared within this run, on CPU time (the machine's load changes wall time, not
+        # CPU time), less the cost of starting: 4x the inputs must cost about 4x, not 16x (each
+        # input copied every table of the session: 10^4 lines took 24 s of CPU, 10^5 never ended).
+        n = 2000
+        _, _, _, _, cpu0 = run(mls, ["repl"], d, stdin=b"", mem=mem)
+        rc1, out1, _, _, cpu1 = run(mls, ["repl"], d, stdin=repl_script(n), limit_s=240, mem=mem)
+        rc4, out4, _, _, cpu4 = run(mls, ["repl"], d, stdin=repl_script(4 * n), limit_s=480, mem=mem)
+        ratio = (cpu4 - cpu0) / max(cpu1 - cpu0, 1e-3)
+        # Every input of the kinds that succeed answered; the failing ones were reported and undone.
+        last = max(i for i in range(4 * n) if i % 8 == 7)  # the last `let y...` input
+        check(rc1 == 65 and rc4 == 65 and out4.count("error[dim.mismatch]") == 4 * n // 8 and
+              ("y%d = " % last) in out4 and ratio < 7,
+              "REPL on stdin: %d inputs %.2f s CPU, %d inputs %.2f s CPU (start %.2f s): ratio %.1f "
+              "(linear 4, quadratic 16)" % (n, cpu1, 4 * n, cpu4, cpu0, ratio))
     print("%d check(s) failed" % len(failures) if failures else "all ok")
     return 1 if failures else 0
 

@@ -103,12 +103,30 @@ DepSet deep_deps(const Value& v, Deps& deps) {
 
 Evaluator::Evaluator(Program& p, const Config& cfg, bool exact) : Evaluator(p, cfg, exact, false) {}
 
-Evaluator::~Evaluator() = default;
+Evaluator::~Evaluator() {
+  for (std::size_t b = 0; b < (nglobals_ + kCacheBlock - 1) / kCacheBlock; ++b)
+    delete[] cache_blocks_[b].load(std::memory_order_relaxed);
+}
+
+Evaluator::GlobalCache& Evaluator::cache(std::uint32_t g) {
+  std::atomic<GlobalCache*>& slot = cache_blocks_[g / kCacheBlock];
+  GlobalCache* block = slot.load(std::memory_order_acquire);
+  if (!block) {
+    // Sweep workers may reach a new block at once: one of them installs its block.
+    auto* made = new GlobalCache[kCacheBlock];
+    if (slot.compare_exchange_strong(block, made, std::memory_order_acq_rel, std::memory_order_acquire))
+      block = made;
+    else
+      delete[] made;
+  }
+  return block[g % kCacheBlock];
+}
 
 Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation) : p_(p), cfg_(cfg), exact_(exact) {
-  // One allocation for all caches: a REPL session makes an evaluator per input over thousands
-  // of globals, and one allocation each made that cost grow with every input (issue 19, item 9).
-  globals_.reset(new GlobalCache[p.globals.size()]);
+  nglobals_ = p.globals.size();
+  const std::size_t blocks = (nglobals_ + kCacheBlock - 1) / kCacheBlock;
+  cache_blocks_.reset(new std::atomic<GlobalCache*>[blocks]);
+  for (std::size_t b = 0; b < blocks; ++b) cache_blocks_[b].store(nullptr, std::memory_order_relaxed);
   Assumption a;
   a.kind = AssumptionKind::approx;
   if (exact) {
@@ -342,7 +360,7 @@ Value Evaluator::prior(const Expr& e) {
 }
 
 Value Evaluator::global(std::uint32_t g) {
-  GlobalCache& c = globals_[g];
+  GlobalCache& c = cache(g);
   const GlobalDef& gd = p_.globals[g];
   // Backstop for configure()'s cycle check (name.cycle): never wait on a lock this thread holds.
   for (const auto& ip : t_in_progress)

@@ -2,6 +2,7 @@
 // each value's dependency set. Exact mode keeps rationals; fast mode (large sweeps) runs binary64.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -112,7 +113,12 @@ class Evaluator {
     bool ready = false;
     Value value;
   };
-  std::unique_ptr<GlobalCache[]> globals_;  // one per global of the program at construction
+  // One per global of the program at construction, in blocks made on first use: a REPL session
+  // makes an evaluator per input over all its globals, and reads few of them (issue 19, item 9).
+  static constexpr std::size_t kCacheBlock = 256;
+  std::size_t nglobals_ = 0;
+  std::unique_ptr<std::atomic<GlobalCache*>[]> cache_blocks_;
+  GlobalCache& cache(std::uint32_t g);
   AtomId overflow_atom_ = 0;
   // Validation: one atom per family of p.validated_families (created here, before evaluation),
   // its text computed on first use by an exact evaluator of its own (its own globals cache).

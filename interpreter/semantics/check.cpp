@@ -132,6 +132,7 @@ TypeP Checker::global_type(std::uint32_t g) {
     // A cycle among top-level definitions: report at this use, pointing at the definition.
     return nullptr;
   }
+  p_.touch_global(g);  // a failed REPL input leaves the global unchecked again
   gd.check_state = 1;
   global_stack_.push_back(g);
   Env env;

@@ -35,10 +35,10 @@ class Checker {
 
   // Memo state a failed REPL input must not leave behind: instantiations found while checking
   // it (a stale one would answer the same call again without its error), the types of its
-  // shown items and expressions, and which instantiation each of its calls took.
+  // shown items and expressions, and which instantiation each of its calls took. Marks and
+  // rollbacks cost what was done since the mark (logs), not the size of the tables.
   struct Mark {
-    std::vector<std::size_t> insts;
-    std::size_t inst_ids, show_log, expr_log, call_log, reported;
+    std::size_t functions, inst_ids, show_log, expr_log, call_log, call_undo, reported;
   };
   [[nodiscard]] Mark mark() const;
   void rollback(const Mark& m);
@@ -98,6 +98,9 @@ class Checker {
   std::vector<const ShowItem*> show_log_;
   std::vector<const Expr*> expr_log_;
   std::vector<std::pair<const Expr*, int>> call_log_;
+  // Calls already recorded that were pointed at another instantiation: (call, caller) and the
+  // previous instantiation, for rollback.
+  std::vector<std::pair<std::pair<const Expr*, int>, int>> call_undo_;
   void note_show(const ShowItem* s, TypeP t);
   void note_expr(const Expr* e, TypeP t);
   void note_call(const Expr* call, int caller, int inst);

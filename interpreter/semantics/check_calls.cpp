@@ -19,34 +19,39 @@ constexpr std::size_t kMaxInstancesPerFunction = 256;
 }  // namespace
 
 void Checker::note_call(const Expr* call, int caller, int inst) {
-  if (call_insts_.insert_or_assign({call, caller}, inst).second) call_log_.emplace_back(call, caller);
+  auto [it, added] = call_insts_.try_emplace({call, caller}, inst);
+  if (added) {
+    call_log_.emplace_back(call, caller);
+  } else if (it->second != inst) {
+    call_undo_.emplace_back(it->first, it->second);
+    it->second = inst;
+  }
 }
 
 Checker::Mark Checker::mark() const {
-  Mark m;
-  for (const auto& list : insts_) m.insts.push_back(list.size());
-  m.inst_ids = inst_ids_.size();
-  m.show_log = show_log_.size();
-  m.expr_log = expr_log_.size();
-  m.call_log = call_log_.size();
-  m.reported = reported_.size();
-  return m;
+  return Mark{insts_.size(),    inst_ids_.size(),  show_log_.size(), expr_log_.size(),
+              call_log_.size(), call_undo_.size(), reported_.size()};
 }
 
 void Checker::rollback(const Mark& m) {
-  insts_.resize(m.insts.size());
-  for (std::size_t f = 0; f < m.insts.size(); ++f) insts_[f].resize(m.insts[f]);
+  // Instantiations newer than the mark are the last of their function's list, newest last.
+  for (std::size_t id = inst_ids_.size(); id-- > m.inst_ids;) insts_[inst_ids_[id].first].pop_back();
   inst_ids_.resize(m.inst_ids);
+  if (insts_.size() > m.functions) insts_.resize(m.functions);
   // Keys added after the mark belong to statements being dropped (their addresses may be reused).
   for (std::size_t i = m.show_log; i < show_log_.size(); ++i) show_types_.erase(show_log_[i]);
   show_log_.resize(m.show_log);
   for (std::size_t i = m.expr_log; i < expr_log_.size(); ++i) expr_types_.erase(expr_log_[i]);
   expr_log_.resize(m.expr_log);
+  // An old call pointed at another instantiation since goes back to the one it had, which
+  // exists (it is older than the mark); newer keys go.
+  for (std::size_t i = call_undo_.size(); i-- > m.call_undo;) {
+    auto it = call_insts_.find(call_undo_[i].first);
+    if (it != call_insts_.end()) it->second = call_undo_[i].second;
+  }
+  call_undo_.resize(m.call_undo);
   for (std::size_t i = m.call_log; i < call_log_.size(); ++i) call_insts_.erase(call_log_[i]);
   call_log_.resize(m.call_log);
-  // An old call site may have been pointed at an instantiation that no longer exists.
-  for (auto it = call_insts_.begin(); it != call_insts_.end();)
-    it = it->second >= static_cast<int>(m.inst_ids) ? call_insts_.erase(it) : std::next(it);
   reported_.resize(m.reported);
   inst_depth_ = 0;
 }

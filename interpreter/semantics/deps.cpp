@@ -51,16 +51,23 @@ std::uint32_t Deps::add_site(Site s) {
 }
 
 void Deps::rollback(Mark m) {
+  const bool dropped = atoms_.size() > m.atoms;
   atoms_.resize(m.atoms);
   assumptions_.resize(m.assumptions);
   sites_.resize(m.sites);
-  // Interned sets may mention rolled-back atoms; they are unreachable from live values and
-  // harmless, and the ids of new atoms are reused consistently, so leave the sets alone... except
-  // that a stale set could be returned for a new atom list. Clear the index to be safe.
+  if (!dropped) return;
+  // Interned sets that mention rolled-back atoms stay stored (their ids are never reused) but
+  // leave the index, so that a set of new atoms that reuse those ids is interned afresh. Only
+  // sets interned after the mark can mention them: the cost is what the input did, not the
+  // size of the table (issue 19, item 9).
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = index_.begin(); it != index_.end();) {
-    const bool stale = std::any_of(it->first.begin(), it->first.end(), [&](AtomId a) { return a >= m.atoms; });
-    it = stale ? index_.erase(it) : std::next(it);
+  const std::uint32_t count = count_.load(std::memory_order_acquire);
+  for (std::uint32_t id = m.sets; id < count; ++id) {
+    const auto& v = atoms(id);
+    if (std::any_of(v.begin(), v.end(), [&](AtomId a) { return a >= m.atoms; })) {
+      auto it = index_.find(v);
+      if (it != index_.end() && it->second == id) index_.erase(it);
+    }
   }
   generation_ = g_generation++;
 }

@@ -77,8 +77,11 @@ class Deps {
   // Undo atoms and sites added after a mark (REPL rollback of a failed input).
   struct Mark {
     std::size_t atoms, assumptions, sites;
+    std::uint32_t sets;
   };
-  [[nodiscard]] Mark mark() const { return {atoms_.size(), assumptions_.size(), sites_.size()}; }
+  [[nodiscard]] Mark mark() const {
+    return {atoms_.size(), assumptions_.size(), sites_.size(), count_.load(std::memory_order_acquire)};
+  }
   void rollback(Mark m);
 
  private:

@@ -68,43 +68,79 @@ Program::Program() {
 }
 
 Program::Mark Program::mark() const {
+  global_floor_ = globals.size();
+  marked_ = true;
   return Mark{sources.size(),
               diags.size(),
               modules.size(),
+              globals.size(),
+              functions.size(),
               natives.size(),
+              conventions.size(),
+              presets.size(),
               main_stmts.size(),
               loaded_paths_.size(),
-              globals,
-              functions,
-              conventions,
-              presets,
-              scope,
+              validated_families.size(),
+              scope_log_.size(),
+              global_log_.size(),
               main_file,
-              units,
+              units.mark(),
               deps.mark()};
 }
 
+void Program::bind(Sym name, Decl d) {
+  auto it = scope_.find(name);
+  if (marked_) scope_log_.emplace_back(name, it == scope_.end() ? std::nullopt : std::optional<Decl>(it->second));
+  if (it == scope_.end())
+    scope_.emplace(name, d);
+  else
+    it->second = d;
+}
+
+void Program::unbind(Sym name) {
+  auto it = scope_.find(name);
+  if (it == scope_.end()) return;
+  if (marked_) scope_log_.emplace_back(name, it->second);
+  scope_.erase(it);
+}
+
+void Program::touch_global(std::uint32_t g) {
+  if (g < global_floor_) global_log_.emplace_back(g, globals[g]);
+}
+
 void Program::rollback(const Mark& m) {
-  // Order matters only for readability: nothing below refers to the modules being dropped.
-  globals = m.globals;
-  functions = m.functions;
-  conventions = m.conventions;
-  presets = m.presets;
-  scope = m.scope;
+  // Undo logged changes newest first, so that each entry ends as it was at the mark.
+  for (std::size_t i = scope_log_.size(); i-- > m.scope_log;) {
+    auto& [name, old] = scope_log_[i];
+    if (old)
+      scope_[name] = *old;
+    else
+      scope_.erase(name);
+  }
+  scope_log_.resize(m.scope_log);
+  for (std::size_t i = global_log_.size(); i-- > m.global_log;)
+    if (global_log_[i].first < m.globals) globals[global_log_[i].first] = std::move(global_log_[i].second);
+  global_log_.resize(m.global_log, {0, GlobalDef{}});
+  globals.resize(m.globals);
+  functions.resize(m.functions);
+  conventions.resize(m.conventions);
+  presets.resize(m.presets);
   natives.resize(m.natives);
   main_stmts.resize(m.main_stmts);
   main_file = m.main_file;
   loaded_paths_.resize(m.loaded_paths);
-  units = m.units;
+  validated_families.resize(m.validated_families);
+  units.rollback(m.units);
   deps.rollback(m.deps);
+  // Nothing above refers to the modules, diagnostics or sources being dropped any more.
   while (modules.size() > m.modules) modules.pop_back();
   diags.truncate(m.diags);
   sources.truncate(m.sources);
 }
 
 const Decl* Program::lookup(Sym s) const {
-  auto it = scope.find(s);
-  return it == scope.end() ? nullptr : &it->second;
+  auto it = scope_.find(s);
+  return it == scope_.end() ? nullptr : &it->second;
 }
 
 int Program::convention_index(Sym s) const {
@@ -120,7 +156,7 @@ int Program::preset_index(Sym s) const {
 
 std::vector<std::string> Program::global_names() const {
   std::vector<std::string> out;
-  for (const auto& [s, d] : scope) out.push_back(sym_name(s));
+  for (const auto& [s, d] : scope_) out.push_back(sym_name(s));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -259,7 +295,7 @@ bool Program::add_module(Module m, bool is_main) {
   declare_units(mod);
   declare(mod);
   resolve_module(*this, mod);
-  for (auto& [name, decl] : deferred_) scope[name] = decl;
+  for (auto& [name, decl] : deferred_) bind(name, decl);
   deferred_.clear();
   if (is_main) {
     main_file = mod.file;
@@ -489,23 +525,23 @@ void Program::declare(Module& m) {
   auto add = [&](const Stmt& s, RefKind kind, std::uint32_t index) {
     const Sym name = s.name;
     const Span span = s.name_span;
-    auto it = scope.find(name);
-    const Redefine r = it != scope.end() && may_redefine ? may_redefine(s, it->second, kind) : Redefine::no;
+    auto it = scope_.find(name);
+    const Redefine r = it != scope_.end() && may_redefine ? may_redefine(s, it->second, kind) : Redefine::no;
     if (r == Redefine::now) {
-      it->second = Decl{kind, index, span};
+      bind(name, Decl{kind, index, span});
       return;
     }
     if (r == Redefine::after_resolve) {
       deferred_.emplace_back(name, Decl{kind, index, span});
       return;
     }
-    if (it != scope.end()) {
+    if (it != scope_.end()) {
       auto& d = diags.error(ErrorKind::name_duplicate, span, "'" + sym_name(name) + "' is already defined");
       d.notes.push_back({it->second.span, "first defined here"});
       d.help.push_back("names are global across the prelude and scenario files; choose another name");
       return;
     }
-    scope.emplace(name, Decl{kind, index, span});
+    bind(name, Decl{kind, index, span});
   };
   for (Stmt& s : m.stmts) {
     switch (s.kind) {

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,7 +74,6 @@ class Program {
   std::vector<NativeDef> natives;
   std::vector<ConventionDef> conventions;
   std::vector<PresetDef> presets;
-  std::unordered_map<Sym, Decl> scope;
   FileId main_file = kNoFile;
   std::vector<Stmt*> main_stmts;  // statements of the main file, in order (run by `mls run`)
   // Families named by validated("family", ...) calls, with the first call's place (resolve).
@@ -99,19 +99,24 @@ class Program {
   enum class Redefine { no, now, after_resolve };
   std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
 
+  // Top-level names. Changed only through bind/unbind, which keep the undo log rollback() uses.
+  [[nodiscard]] const std::unordered_map<Sym, Decl>& scope() const { return scope_; }
+  void bind(Sym name, Decl d);
+  void unbind(Sym name);
+  // Call before changing an existing entry of `globals` (the checker fills in its type).
+  void touch_global(std::uint32_t g);
+
   // Everything an input can change, for the REPL's transactional inputs: an input that fails in
-  // any phase is undone with rollback(mark) and the session is exactly as before. Vectors of
-  // definitions are copied whole (the checker writes types into existing entries); append-only
-  // tables are cut back to their length.
+  // any phase is undone with rollback(mark) and the session is exactly as before. Both cost in
+  // proportion to what the input did, never to the size of the session (issue 19, item 9: a
+  // copy of every table per input made a REPL run quadratic): append-only tables are cut back
+  // to their length, and the few changes to existing entries (scope bindings, a global checked
+  // for the first time) are undone from a log. Marks nest; rolling back to one forgets later ones.
   struct Mark {
-    std::size_t sources, diags, modules, natives, main_stmts, loaded_paths;
-    std::vector<GlobalDef> globals;
-    std::vector<FunctionDef> functions;
-    std::vector<ConventionDef> conventions;
-    std::vector<PresetDef> presets;
-    std::unordered_map<Sym, Decl> scope;
+    std::size_t sources, diags, modules, globals, functions, natives, conventions, presets, main_stmts, loaded_paths,
+        validated_families, scope_log, global_log;
     FileId main_file;
-    UnitTable units;
+    UnitTable::Mark units;
     Deps::Mark deps;
   };
   [[nodiscard]] Mark mark() const;
@@ -129,6 +134,13 @@ class Program {
   void refuse_run_statements(const Module& m);
   void declare_units(Module& m);
   std::vector<std::string> loaded_paths_;
+  std::unordered_map<Sym, Decl> scope_;
+  // Undo logs: a binding's previous state (nullopt: unbound), a global's previous entry. Only
+  // changes below the last mark's sizes need an entry (later ones are cut off anyway).
+  std::vector<std::pair<Sym, std::optional<Decl>>> scope_log_;
+  std::vector<std::pair<std::uint32_t, GlobalDef>> global_log_;
+  mutable std::size_t global_floor_ = 0;        // globals.size() at the last mark()
+  mutable bool marked_ = false;                 // no mark yet (`mls run`): nothing to log
   std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module
 };
 

@@ -82,12 +82,33 @@ bool UnitTable::add_unit(UnitDef u) {
 }
 
 void UnitTable::add_display(DisplayUnit d, Dim dim) {
-  for (auto& [k, v] : display_)
-    if (k == dim) {
-      v.push_back(std::move(d));
+  for (std::size_t i = 0; i < display_.size(); ++i)
+    if (display_[i].first == dim) {
+      display_[i].second.push_back(std::move(d));
+      display_log_.push_back(i);
       return;
     }
   display_.push_back({dim, {std::move(d)}});
+  display_log_.push_back(display_.size() - 1);
+}
+
+void UnitTable::rollback(const Mark& m) {
+  for (std::size_t i = display_log_.size(); i-- > m.display_log;) {
+    auto& list = display_[display_log_[i]].second;
+    list.pop_back();
+    // A list made after the mark is the last one: its first unit is the last undone.
+    if (list.empty()) display_.pop_back();
+  }
+  display_log_.resize(m.display_log);
+  for (std::size_t i = m.units; i < units_.size(); ++i) {
+    unit_index_.erase(units_[i].name);
+    for (auto& b : base_unit_names_)
+      if (b == units_[i].name) b.clear();
+  }
+  units_.resize(m.units);
+  prefix_sets_.resize(m.prefix_sets);
+  dims_.resize(m.dims);
+  bases_ = m.bases;
 }
 
 const DimensionDef* UnitTable::dimension(std::string_view name) const {

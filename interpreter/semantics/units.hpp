@@ -105,6 +105,17 @@ class UnitTable {
   [[nodiscard]] const std::vector<DimensionDef>& dimensions() const { return dims_; }
   [[nodiscard]] int base_count() const { return bases_; }
 
+  // REPL rollback: declarations are append-only, so a mark is their counts (display units are
+  // appended to per-dimension lists: their additions are logged).
+  struct Mark {
+    std::size_t dims, prefix_sets, units, display_log;
+    int bases;
+  };
+  [[nodiscard]] Mark mark() const {
+    return {dims_.size(), prefix_sets_.size(), units_.size(), display_log_.size(), bases_};
+  }
+  void rollback(const Mark& m);
+
  private:
   std::vector<DimensionDef> dims_;
   int bases_ = 0;
@@ -113,6 +124,7 @@ class UnitTable {
   std::vector<UnitDef> units_;
   std::unordered_map<std::string, std::size_t> unit_index_;
   std::vector<std::pair<Dim, std::vector<DisplayUnit>>> display_;
+  std::vector<std::size_t> display_log_;  // per add_display: the index in display_ it went to
 };
 
 }  // namespace mls

@@ -62,7 +62,7 @@ std::vector<std::string> preset_names(const Program& p) {
 // Names in scope; functions and natives come with their opening parenthesis.
 std::vector<std::string> scope_names(const Program& p) {
   std::vector<std::string> out;
-  for (const auto& [sym, d] : p.scope) {
+  for (const auto& [sym, d] : p.scope()) {
     const std::string& n = sym_name(sym);
     if (n.find('#') != std::string::npos) continue;  // hidden answers
     out.push_back(d.kind == RefKind::function || d.kind == RefKind::native ? n + "(" : n);

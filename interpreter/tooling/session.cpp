@@ -84,10 +84,13 @@ bool Outcome::asserts_failed() const {
   return std::any_of(run.asserts.begin(), run.asserts.end(), [](const AssertOutcome& a) { return !a.ok; });
 }
 
+// What restore() needs to undo an input. The Config is not copied: an input either replaces it
+// (configure() builds a new one) or only appends empty override lists for its new globals.
 struct ReplSession::Snapshot {
   Program::Mark prog;
   Checker::Mark ck;
-  std::optional<Config> cfg;
+  std::shared_ptr<Config> cfg;
+  std::size_t overrides;
   bool dirty;
 };
 
@@ -117,12 +120,15 @@ void ReplSession::install_hooks(Program& p) {
   };
 }
 
-ReplSession::Snapshot ReplSession::take() const { return Snapshot{s_->prog.mark(), s_->ck.mark(), cfg_, dirty_}; }
+ReplSession::Snapshot ReplSession::take() const {
+  return Snapshot{s_->prog.mark(), s_->ck.mark(), cfg_, cfg_ ? cfg_->overrides.size() : 0, dirty_};
+}
 
 void ReplSession::restore(const Snapshot& s) {
   s_->ck.rollback(s.ck);
   s_->prog.rollback(s.prog);
   cfg_ = s.cfg;
+  if (cfg_ && cfg_->overrides.size() > s.overrides) cfg_->overrides.resize(s.overrides);
   dirty_ = s.dirty;
 }
 
@@ -149,7 +155,7 @@ bool ReplSession::ensure_config() {
   for (std::size_t i = before; i < p.diags.size(); ++i)
     if (p.diags.items()[i].severity == Severity::error) return false;
   if (!c) return false;
-  cfg_ = std::move(c);
+  cfg_ = std::make_shared<Config>(std::move(*c));
   dirty_ = false;
   return true;
 }
@@ -263,7 +269,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
 
   // Choices: rebuild the Config if a statement may have changed one, and report what moved.
   if (choice_stmt) dirty_ = true;
-  std::optional<Config> prev = cfg_;
+  const std::shared_ptr<const Config> prev = cfg_;
   if (!ensure_config()) return fail(std::move(out), snap);
   if (prev) out.changes = choice_changes(p, *prev, *cfg_, before.main);
 
@@ -336,7 +342,7 @@ bool ReplSession::define_ans(const ShowItem& item) {
   Program& p = s_->prog;
   // A bare global name (`x`, or `ans` itself): `ans` is that global, no copy needed.
   if (item.expr->kind == EK::name && item.expr->ref.kind == RefKind::global) {
-    p.scope[intern("ans")] = Decl{RefKind::global, item.expr->ref.index, item.expr->span};
+    p.bind(intern("ans"), Decl{RefKind::global, item.expr->ref.index, item.expr->span});
     return true;
   }
   const SourceFile& src = p.sources.get(item.expr->span.file);
@@ -357,9 +363,10 @@ bool ReplSession::define_ans(const ShowItem& item) {
   check_new(before);
   if (p.diags.has_errors()) return false;
   const Sym ans = intern("ans");
-  const Decl d = p.scope.at(hidden);
-  p.scope.erase(hidden);
-  p.scope[ans] = d;
+  const Decl d = p.scope().at(hidden);
+  p.unbind(hidden);
+  p.bind(ans, d);
+  p.touch_global(d.index);
   p.globals[d.index].name = ans;
   p.globals[d.index].stmt->name = ans;
   return true;
@@ -449,7 +456,7 @@ Outcome ReplSession::reset() {
     return out;
   }
   s_ = std::move(fresh);
-  cfg_ = std::move(cfg);
+  cfg_ = std::make_shared<Config>(std::move(*cfg));
   dirty_ = false;
   out.message = files_.empty() ? "session reset"
                                : "session reset; reloaded " + std::to_string(files_.size()) + " file" +

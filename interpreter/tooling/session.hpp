@@ -108,8 +108,8 @@ class ReplSession {
   RunOptions opt_;
   std::string input_name_;
   std::unique_ptr<Session> s_;
-  std::optional<Config> cfg_;
-  bool dirty_ = true;  // a choice may have changed: rebuild the Config before evaluating
+  std::shared_ptr<Config> cfg_;  // shared with snapshots: an input that keeps it copies nothing
+  bool dirty_ = true;            // a choice may have changed: rebuild the Config before evaluating
   std::vector<std::string> files_;
   std::uint64_t answers_ = 0;
 };

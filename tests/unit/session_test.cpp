@@ -23,7 +23,7 @@ struct State {
 State state(ReplSession& s) {
   Program& p = s.program();
   return State{{p.sources.size(), p.modules.size(), p.globals.size(), p.functions.size(), p.conventions.size(),
-                p.presets.size(), p.scope.size(), p.main_stmts.size(), p.deps.atom_count(), p.deps.site_count(),
+                p.presets.size(), p.scope().size(), p.main_stmts.size(), p.deps.atom_count(), p.deps.site_count(),
                 p.units.all_unit_names().size(), p.diags.size()},
                p.global_names()};
 }
@@ -61,11 +61,13 @@ TEST_CASE("a failed input leaves every table as it was") {
       "let d = 1 / 0",                                   // runtime error in a definition
       "unit furlong = 201 s\nlet e = 1 furlong + 1 GB",  // a unit declared, then an error
       "convention cc \"x\" {\n a: \"a\"\n b: \"b\"\n default a\n}\nlet g = match cc { a => 1 }",
-      "use nosuch = thing",                           // configuration error
-      "let a = a + 1 s",                              // failed redefinition
-      "let max = 3",                                  // a prelude name
-      "sweep t over x in [1, 0] { show y = 1 / x }",  // runtime error in a sweep
-      "let h = (1 +",                                 // unfinished at the end
+      "use nosuch = thing",                                              // configuration error
+      "let a = a + 1 s",                                                 // failed redefinition
+      "let a = 7\nlet z = 1 GB + 1 s",                                   // a redefinition, then an error
+      "unit fortnight = 14 day\ndisplay fortnight\nlet e = 1 GB + 1 s",  // a display unit
+      "let max = 3",                                                     // a prelude name
+      "sweep t over x in [1, 0] { show y = 1 / x }",                     // runtime error in a sweep
+      "let h = (1 +",                                                    // unfinished at the end
   };
   for (const char* text : failing) {
     CAPTURE(text);
@@ -77,6 +79,8 @@ TEST_CASE("a failed input leaves every table as it was") {
   }
   CHECK_FALSE(s.program().units.lookup_atom("furlong").has_value());
   CHECK(answer(s, "a") == "1 GB");
+  CHECK(answer(s, "30 day") == "30 day");  // not in the rolled-back display unit
+  CHECK(answer(s, "a") == "1 GB");         // the answer input bound `ans`, nothing else
 }
 
 TEST_CASE("an error inside a function body is reported each time the call is typed") {
