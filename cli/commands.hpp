@@ -18,6 +18,7 @@ struct Args {
   std::vector<std::string> presets;
   std::string out;
   std::string where;                                           // list --where EXPR
+  std::string table;                                           // run, merge: --table NAME (csv)
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
   std::vector<std::string> positional;  // command first
@@ -32,6 +33,10 @@ int report(Session& s);
 // 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
 int refuse_output_over_input(const Args& a, const Program& p);
 Selection selection_of(const Args& a);
+// 0, or the usage exit code after saying why: --table without --format csv, or naming no table of `p`.
+int check_table(const Args& a, const Program& p);
+// The formatter options the command line chose.
+FormatOptions format_options(const Args& a);
 
 int cmd_diff(const Args& a);         // diff.cpp
 int cmd_explain(const Args& a);      // explain.cpp

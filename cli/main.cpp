@@ -3,6 +3,7 @@
 // 64 usage, 65 input error, 66 input missing, 70 internal error, 73 cannot write output.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -46,6 +47,8 @@ options:
   --use NAME=CHOICE           choose a convention (repeatable)
   --preset NAME               choose a preset (default: mls)
   --set NAME=VALUE            override a parameter, with units: --set checkpoint_time=141.2s
+  --table NAME                run, merge with --format csv: print only table NAME (a sweep's or
+                              search's name, or `show` for the shown values), as plain CSV
   --out FILE                  write the output to FILE (atomically) instead of stdout
   --threads N                 worker threads for sweeps (default: all cores)
   --max-points N              largest sweep or search allowed (default 1000000)
@@ -131,6 +134,10 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       auto v = value("--preset");
       if (!v) return 64;
       a.presets.push_back(*v);
+    } else if (arg.rfind("--table", 0) == 0) {
+      auto v = value("--table");
+      if (!v) return 64;
+      a.table = *v;
     } else if (arg.rfind("--where", 0) == 0) {
       auto v = value("--where");
       if (!v) return 64;
@@ -291,6 +298,24 @@ Selection selection_of(const Args& a) {
   return sel;
 }
 
+int check_table(const Args& a, const Program& p) {
+  if (a.table.empty()) return 0;
+  if (a.format != "csv") return usage_error("--table selects one table of CSV output: it needs --format csv");
+  const auto names = csv_table_names(p);
+  if (std::find(names.begin(), names.end(), a.table) != names.end()) return 0;
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  const std::string near = closest(a.table, names);
+  return usage_error("--table " + a.table + ": no such table" +
+                     (near.empty() ? "" : " (did you mean '" + near + "'?)") + "; the tables are " + list);
+}
+
+FormatOptions format_options(const Args& a) {
+  FormatOptions f;
+  f.table = a.table;
+  return f;
+}
+
 // `mls run`: a search found no point that satisfies its constraints (every point infeasible or
 // filtered out). Not an error of the input, and not a failed assert: scripts can tell them apart.
 constexpr int kExitNoFeasiblePoint = 2;
@@ -307,6 +332,7 @@ int cmd_run(const Args& a) {
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
   if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
+  if (const int rc = check_table(a, s.prog)) return rc;
   auto cfg = configure(s.prog, s.ck, selection_of(a));
   if (!cfg || s.prog.diags.has_errors()) return report(s);
   // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
@@ -324,7 +350,8 @@ int cmd_run(const Args& a) {
   try {
     Writer w(out.file(), a.max_output);
     ShardWriter* shard = nullptr;
-    auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard) : make_formatter(a.format, s.prog, w, file);
+    auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard)
+                              : make_formatter(a.format, s.prog, w, file, format_options(a));
     opt.shard_out = shard;
     AssertWatch watch(*sink, failed_assert, errors);
     run_program(s.prog, s.ck, *cfg, opt, watch);

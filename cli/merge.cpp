@@ -591,6 +591,7 @@ int cmd_merge(const Args& a) {
   const PartHeader& h = parts.front().h;
   Session s;
   if (!prepare(s, h.file)) return report(s);
+  if (const int rc = check_table(a, s.prog)) return rc;
   Selection sel;
   sel.preset = h.preset;
   sel.uses = h.uses;
@@ -607,7 +608,7 @@ int cmd_merge(const Args& a) {
   bool failed_assert = false;
   try {
     Writer w(out.file(), a.max_output);
-    auto sink = make_formatter(a.format, s.prog, w, h.file);
+    auto sink = make_formatter(a.format, s.prog, w, h.file, format_options(a));
     auto watch = watch_asserts(*sink, failed_assert);
     run_program(s.prog, s.ck, *cfg, opt, *watch);
     reader.finish();

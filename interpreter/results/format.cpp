@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "grammar/symbols.hpp"
+
 namespace mls {
 
 // ---- Writer ---------------------------------------------------------------------------------
@@ -391,18 +393,28 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-// CSV holds tables only (one header row with units per table, tables separated by a blank line).
+// CSV: every table is a block led by a `# table NAME` line (readers skip it as a comment:
+// pandas `comment="#"`), then its header row with units, then its rows; blocks are separated by a
+// blank line. The shown values form the last block, `# table show`, one row per value
+// (name, value, unit): a unit per row, as the values differ in dimension. `--table NAME` prints
+// one block alone without the comment line, so any CSV reader takes it as it is.
 class CsvSink : public RunSink {
  public:
-  explicit CsvSink(Writer& w) : w_(w) {}
+  CsvSink(Writer& w, std::string only) : w_(w), only_(std::move(only)) {}
   void begin(const RunResult&) override {}
-  void result(const Shown&) override {}
+  void result(const Shown& sh) override {
+    shown_.push_back(csv_quote(sh.name) + "," + csv_quote(format_value(sh.value, sh.display)) + "," +
+                     csv_quote(sh.value.k == Value::K::num ? sh.display.unit : ""));
+  }
   void table_begin(const Table& t) override {
-    std::string s = tables_++ ? "\n" : "";
+    active_ = only_.empty() || only_ == t.name;
+    if (!active_) return;
+    std::string s = lead(t.name);
     for (std::size_t c = 0; c < t.cols.size(); ++c) s += (c ? "," : "") + csv_quote(header_text(t.cols[c]));
     w_.put(s + "\n");
   }
   void table_row(const Table& t, const Row& r) override {
+    if (!active_) return;
     std::string s;
     for (std::size_t c = 0; c < t.cols.size(); ++c)
       s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
@@ -410,10 +422,22 @@ class CsvSink : public RunSink {
   }
   void table_end(const Table&) override {}
   void assertion(const AssertOutcome&) override {}
-  void end() override {}
+  void end() override {
+    if (shown_.empty() || !(only_.empty() || only_ == kShowTable)) return;
+    std::string s = lead(kShowTable) + "name,value,unit\n";
+    for (const auto& l : shown_) s += l + "\n";
+    w_.put(s);
+  }
 
  private:
+  std::string lead(const std::string& name) {
+    if (!only_.empty()) return "";
+    return std::string(tables_++ ? "\n" : "") + "# table " + name + "\n";
+  }
   Writer& w_;
+  std::string only_;
+  std::vector<std::string> shown_;
+  bool active_ = true;
   std::size_t tables_ = 0;
 };
 
@@ -486,10 +510,19 @@ class MdSink : public RunSink {
 
 }  // namespace
 
-std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file) {
+std::vector<std::string> csv_table_names(const Program& p) {
+  std::vector<std::string> names;
+  for (const Stmt* s : p.main_stmts)
+    if (s->kind == SK::sweep || s->kind == SK::search) names.push_back(sym_name(s->name));
+  names.emplace_back(kShowTable);
+  return names;
+}
+
+std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file,
+                                        const FormatOptions& opt) {
   if (format == "text") return std::make_unique<TextSink>(p, out, file);
   if (format == "json") return std::make_unique<JsonSink>(p, out, file);
-  if (format == "csv") return std::make_unique<CsvSink>(out);
+  if (format == "csv") return std::make_unique<CsvSink>(out, opt.table);
   if (format == "md") return std::make_unique<MdSink>(p, out, file);
   return nullptr;
 }

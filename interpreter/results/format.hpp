@@ -42,9 +42,21 @@ class Writer {
 // drive the terminal that shows it. JSON and CSV quote instead.
 [[nodiscard]] std::string escape_controls(std::string_view s);
 
+// Name of the CSV table that holds the shown values (a keyword, so no sweep can take it).
+inline constexpr const char* kShowTable = "show";
+
+// Options of a formatter beyond its format.
+struct FormatOptions {
+  // CSV: print only this table, as plain CSV (no `# table` line); "" prints every table.
+  std::string table;
+};
+
 // A formatter for `--format`: "text", "json", "csv" or "md" (nullptr otherwise).
 [[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out,
-                                                      const std::string& file);
+                                                      const std::string& file, const FormatOptions& opt = {});
+
+// The table names `--table` can select in a program: its sweeps and searches, then `show`.
+[[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
 
 // One collected table as the text format prints it (rows, per-column assumptions, notes).
 [[nodiscard]] std::string format_table_text(Program& p, const Table& t);

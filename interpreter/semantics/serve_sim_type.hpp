@@ -2,18 +2,15 @@
 // fields of its result, with the type rule that checks them (its evaluation: runtime/serve_sim_eval.cpp).
 #pragma once
 
+#include "config_record.hpp"
 #include "natives.hpp"
 
 namespace mls::servesim {
 
-// Kinds of the configuration's fields: plain numbers (times in seconds, rates per second: the
-// stdlib wrapper serving_sim() strips and restores the units), strings and nothing else.
-enum class FieldKind { number, text };
-struct FieldSpec {
-  const char* name;
-  FieldKind kind;
-};
-inline constexpr FieldSpec kInputs[] = {
+// The configuration's fields: plain numbers (times in seconds, rates per second: the stdlib
+// wrapper serving_sim() strips and restores the units) and strings.
+using FieldKind = ConfigFieldKind;
+inline constexpr ConfigFieldSpec kInputs[] = {
     {"policy", FieldKind::text},           {"combine", FieldKind::text},
     {"lengths", FieldKind::text},          {"trace", FieldKind::text},
     {"requests", FieldKind::number},       {"rate", FieldKind::number},
