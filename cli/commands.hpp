@@ -17,8 +17,10 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
-  std::string where;                                           // list --where EXPR
-  std::string table;                                           // run, merge: --table NAME (csv)
+  std::string where;  // list --where EXPR
+  std::string table;  // run, merge: --table NAME (csv)
+  // run, merge, text: --assumptions none|changed|all; a reader wants what this run changed.
+  FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
   std::vector<std::string> positional;  // command first

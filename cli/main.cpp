@@ -47,6 +47,9 @@ options:
   --use NAME=CHOICE           choose a convention (repeatable)
   --preset NAME               choose a preset (default: mls)
   --set NAME=VALUE            override a parameter, with units: --set checkpoint_time=141.2s
+  --assumptions none|changed|all   text: the assumptions listed under each value and table
+                              (default changed: the ones a `set`, `use`, --use, --set or a
+                              non-default preset chose; the others are counted in one line)
   --table NAME                run, merge with --format csv: print only table NAME (a sweep's or
                               search's name, or `show` for the shown values), as plain CSV
   --out FILE                  write the output to FILE (atomically) instead of stdout
@@ -134,6 +137,15 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       auto v = value("--preset");
       if (!v) return 64;
       a.presets.push_back(*v);
+    } else if (arg.rfind("--assumptions", 0) == 0) {
+      auto v = value("--assumptions");
+      if (!v) return 64;
+      const auto m = parse_assumptions(*v);
+      if (!m) {
+        error = "--assumptions must be none, changed or all, got '" + *v + "'";
+        return 64;
+      }
+      a.assumptions = *m;
     } else if (arg.rfind("--table", 0) == 0) {
       auto v = value("--table");
       if (!v) return 64;
@@ -313,6 +325,7 @@ int check_table(const Args& a, const Program& p) {
 FormatOptions format_options(const Args& a) {
   FormatOptions f;
   f.table = a.table;
+  f.assumptions = a.assumptions;
   return f;
 }
 

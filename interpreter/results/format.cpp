@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "grammar/symbols.hpp"
+#include "interpreter/semantics/config.hpp"
 
 namespace mls {
 
@@ -155,9 +156,34 @@ std::string table_counts(const Table& t) {
 
 // ---- text -----------------------------------------------------------------------------------
 
+// Whether `--assumptions changed` lists an assumption: something a choice of this run put there.
+bool is_changed(const AssumptionView& a) {
+  if (a.kind == "approx") return true;
+  if (a.kind != "set" && a.kind != "convention") return false;
+  return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
+}
+
+// The assumptions of `d` that `mode` lists; `hidden` counts the others.
+std::vector<AssumptionView> listed(const Program& p, DepSet d, FormatOptions::Assumptions mode, std::size_t& hidden) {
+  auto as = assumptions_of(p, d);
+  if (mode == FormatOptions::Assumptions::all) return as;
+  const auto keep =
+      mode == FormatOptions::Assumptions::none ? as.begin() : std::stable_partition(as.begin(), as.end(), is_changed);
+  hidden += static_cast<std::size_t>(as.end() - keep);
+  as.erase(keep, as.end());
+  return as;
+}
+
+std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, const std::string& indent) {
+  if (!hidden || mode != FormatOptions::Assumptions::changed) return "";
+  return fmt::format("{}+ {} unchanged assumption{} (defaults, registry values, validation; --assumptions all)\n",
+                     indent, hidden, hidden == 1 ? "" : "s");
+}
+
 class TextSink : public RunSink {
  public:
-  TextSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {
+  TextSink(Program& p, Writer& w, std::string file, FormatOptions::Assumptions mode)
+      : p_(p), w_(w), file_(std::move(file)), mode_(mode) {
     w_.escape_controls = true;
   }
 
@@ -168,8 +194,9 @@ class TextSink : public RunSink {
   }
   void result(const Shown& sh) override {
     std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
-    assumption_block(s, assumptions_of(p_, sh.value.deps), "    ");
-    w_.put(s);
+    std::size_t hidden = 0;
+    assumption_block(s, listed(p_, sh.value.deps, mode_, hidden), "    ");
+    w_.put(s + hidden_line(hidden, mode_, "    "));
   }
   void table_begin(const Table& t) override {
     w_.put("\n" + std::string(t.search ? "search " : "table ") + t.name + "\n");
@@ -205,8 +232,11 @@ class TextSink : public RunSink {
     if (t.search && t.row_count == 0) s += "  no feasible point (exit code 2)\n";
     // Assumptions once per column, grouping columns that share the same list.
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
+    DepSet all = 0;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
-      auto as = assumptions_of(p_, t.col_deps[c]);
+      all = p_.deps.unite(all, t.col_deps[c]);
+      std::size_t ignored = 0;
+      auto as = listed(p_, t.col_deps[c], mode_, ignored);
       if (as.empty()) continue;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
       if (it == groups.end())
@@ -221,6 +251,9 @@ class TextSink : public RunSink {
       s += "    " + names + ":\n";
       assumption_block(s, as, "      ");
     }
+    std::size_t hidden = 0;  // distinct over the table's columns
+    (void)listed(p_, all, mode_, hidden);
+    s += hidden_line(hidden, mode_, "  ");
     if (!t.notes.empty()) s += "  notes:\n";
     for (const auto& n : t.notes) s += "    row " + std::to_string(n.row + 1) + " (" + n.key + "): " + n.text + "\n";
     w_.put(s);
@@ -269,6 +302,7 @@ class TextSink : public RunSink {
   Program& p_;
   Writer& w_;
   std::string file_;
+  FormatOptions::Assumptions mode_;
   std::vector<std::string> heads_;
   std::vector<std::size_t> width_;
   std::vector<bool> right_;
@@ -510,6 +544,13 @@ class MdSink : public RunSink {
 
 }  // namespace
 
+std::optional<FormatOptions::Assumptions> parse_assumptions(const std::string& s) {
+  if (s == "none") return FormatOptions::Assumptions::none;
+  if (s == "changed") return FormatOptions::Assumptions::changed;
+  if (s == "all") return FormatOptions::Assumptions::all;
+  return std::nullopt;
+}
+
 std::vector<std::string> csv_table_names(const Program& p) {
   std::vector<std::string> names;
   for (const Stmt* s : p.main_stmts)
@@ -520,7 +561,7 @@ std::vector<std::string> csv_table_names(const Program& p) {
 
 std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file,
                                         const FormatOptions& opt) {
-  if (format == "text") return std::make_unique<TextSink>(p, out, file);
+  if (format == "text") return std::make_unique<TextSink>(p, out, file, opt.assumptions);
   if (format == "json") return std::make_unique<JsonSink>(p, out, file);
   if (format == "csv") return std::make_unique<CsvSink>(out, opt.table);
   if (format == "md") return std::make_unique<MdSink>(p, out, file);
@@ -531,7 +572,7 @@ std::string format_table_text(Program& p, const Table& t) {
   std::string s;
   {
     Writer w(&s);
-    TextSink sink(p, w, "");
+    TextSink sink(p, w, "", FormatOptions::Assumptions::all);
     sink.table_begin(t);
     for (const auto& row : t.rows) sink.table_row(t, row);
     sink.table_end(t);

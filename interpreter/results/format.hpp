@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ inline constexpr const char* kShowTable = "show";
 
 // Options of a formatter beyond its format.
 struct FormatOptions {
+  // Text: which assumptions are listed under each value and table. `changed` lists those a
+  // choice put there (a `set`, a convention not at the default preset's choice, an approximation)
+  // and counts the rest (registry values, defaults, validation bands) in one line.
+  enum class Assumptions { none, changed, all } assumptions = Assumptions::all;
   // CSV: print only this table, as plain CSV (no `# table` line); "" prints every table.
   std::string table;
 };
@@ -54,6 +59,9 @@ struct FormatOptions {
 // A formatter for `--format`: "text", "json", "csv" or "md" (nullptr otherwise).
 [[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out,
                                                       const std::string& file, const FormatOptions& opt = {});
+
+// "none", "changed", "all" (nullopt otherwise).
+[[nodiscard]] std::optional<FormatOptions::Assumptions> parse_assumptions(const std::string& s);
 
 // The table names `--table` can select in a program: its sweeps and searches, then `show`.
 [[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
