@@ -17,8 +17,10 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
-  std::string where;  // list --where EXPR
-  std::string table;  // run, merge: --table NAME (csv)
+  std::string where;                // list --where EXPR
+  std::string table;                // run, merge: --table NAME (csv)
+  std::string plot_x;               // plot --x COL
+  std::vector<std::string> plot_y;  // plot --y COL,...
   // run, merge, text: --assumptions none|changed|all; a reader wants what this run changed.
   FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
@@ -48,6 +50,8 @@ int cmd_repl(const Args& a);         // repl.cpp
 int cmd_validate(const Args& a);     // validate.cpp
 int cmd_list(const Args& a);         // list.cpp
 int cmd_merge(const Args& a);        // merge.cpp
+int cmd_report(const Args& a);       // report.cpp
+int cmd_plot(const Args& a);         // report.cpp
 // The sink of `mls run --shard K/N`: a part for `mls merge` (merge.cpp); `shard` receives the
 // sweeps' points.
 std::unique_ptr<RunSink> make_part_writer(Program& p, Writer& w, const Args& a, const std::string& file,

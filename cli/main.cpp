@@ -32,6 +32,10 @@ commands:
   diff FILE --preset A --preset B   compare two presets
   diff A.mls B.mls                  compare two scenario files
   explain FILE NAME                 the formula chain behind one result
+  report FILE     one self-contained HTML page: results with their assumptions, sortable
+                  tables, an SVG chart per sweep (--out report.html; docs/report.md)
+  plot FILE TABLE one chart of a table: braille text, or SVG with --format svg or --out X.svg
+                  (--x COL, --y COL,COL...)
   merge PART...    the parts of a sharded run (run --shard) merged: prints exactly what
                   one `mls run FILE` prints (--format text|json|csv|md)
   validate        every published measurement of the validation set against its prediction
@@ -154,6 +158,31 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       auto v = value("--where");
       if (!v) return 64;
       a.where = *v;
+    } else if (arg == "--x" || arg.rfind("--x=", 0) == 0 || arg == "--y" || arg.rfind("--y=", 0) == 0) {
+      const bool x = arg[2] == 'x';
+      auto v = value(x ? "--x" : "--y");
+      if (!v) return 64;
+      if (x) {
+        a.plot_x = *v;
+      } else {
+        // --y a,b,c (and repeatable): column names, none empty.
+        std::size_t start = 0;
+        for (;;) {
+          const auto comma = v->find(',', start);
+          const std::string name = v->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          if (name.empty()) {
+            error = "--y expects column names separated by commas, got '" + *v + "'";
+            return 64;
+          }
+          a.plot_y.push_back(name);
+          if (comma == std::string::npos) break;
+          start = comma + 1;
+        }
+      }
+      if (x && v->empty()) {
+        error = "--x expects a column name, got ''";
+        return 64;
+      }
     } else if (arg.rfind("--out", 0) == 0) {
       auto v = value("--out");
       if (!v) return 64;
@@ -411,12 +440,15 @@ int dispatch(int argc, char** argv) {
   }
   const std::string& cmd = a.positional[0];
   if (a.run.shard_n && cmd != "run") return usage_error("--shard applies to run only");
-  if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge") {
+  if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge" || cmd == "report" ||
+      cmd == "plot") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are
     // left as they were and the progress line is cleared.
     const InterruptScope ctrl_c;
     return cmd == "run"        ? cmd_run(a)
            : cmd == "merge"    ? cmd_merge(a)
+           : cmd == "report"   ? cmd_report(a)
+           : cmd == "plot"     ? cmd_plot(a)
            : cmd == "diff"     ? cmd_diff(a)
            : cmd == "validate" ? cmd_validate(a)
                                : cmd_explain(a);

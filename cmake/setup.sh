@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make python3 tao-pegtl-dev libfmt-dev libboost-dev doctest-dev libedit-dev
-          libbenchmark-dev tmux clang clang-format libclang-rt-14-dev nlohmann-json3-dev)
+          libbenchmark-dev tmux clang clang-format libclang-rt-14-dev nlohmann-json3-dev
+          chromium)  # chromium: the report/browser test opens `mls report` pages headless
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "interpreter/report/chart.hpp"
+#include "interpreter/report/report.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interpreter/tooling/driver.hpp"
@@ -183,6 +185,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string json = mls::format_result("json", s.prog, *r, "main.mls");
     if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
     for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, s.prog, *r, "main.mls");
+    // The report and every table's charts (docs/report.md): any run's output must render.
+    (void)mls::report_html(s.prog, *r, {"main.mls", ""});
+    for (const auto& t : r->tables) {
+      if (!mls::chartable(t)) continue;
+      const mls::Chart c = mls::chart_of(t, {});
+      (void)mls::chart_svg(c);
+      (void)mls::chart_text(c);
+    }
   }
   const std::string rendered = mls::render_all(s.prog.sources, s.prog.diags);
   for (const auto& d : s.prog.diags.items())

@@ -1,0 +1,95 @@
+// report.cpp — `mls report FILE` (one self-contained HTML page) and `mls plot FILE TABLE` (one
+// chart as SVG or braille text): run the scenario collected, hand the result to
+// interpreter/report/, write through the --out machinery.
+#include "interpreter/report/report.hpp"
+
+#include <cstdio>
+
+#include "commands.hpp"
+#include "interpreter/report/chart.hpp"
+
+namespace mls {
+
+namespace {
+
+std::string selection_text(const Args& a) {
+  std::string s;
+  for (const auto& p : a.presets) s += (s.empty() ? "" : " ") + std::string("--preset ") + p;
+  for (const auto& [n, c] : a.uses) s += (s.empty() ? "" : " ") + std::string("--use ") + n + "=" + c;
+  for (const auto& [n, v] : a.sets) s += (s.empty() ? "" : " ") + std::string("--set ") + n + "=" + v;
+  return s;
+}
+
+// Prepares, configures and runs FILE collected; nullopt after reporting (rc set).
+std::optional<RunResult> collected_run(const Args& a, Session& s, const std::string& file, int& rc) {
+  if (!prepare(s, file)) {
+    rc = report(s);
+    return std::nullopt;
+  }
+  if ((rc = refuse_output_over_input(a, s.prog))) return std::nullopt;
+  auto cfg = configure(s.prog, s.ck, selection_of(a));
+  if (!cfg || s.prog.diags.has_errors()) {
+    rc = report(s);
+    return std::nullopt;
+  }
+  try {
+    return run_program(s.prog, s.ck, *cfg, a.run);
+  } catch (DiagnosticError& e) {
+    s.prog.diags.add(std::move(e.diag));
+    rc = report(s);
+    return std::nullopt;
+  }
+}
+
+// The page or chart, within --max-output (limit.output otherwise), written with emit().
+int write_capped(const Args& a, Session& s, const std::string& text) {
+  if (text.size() > a.max_output) {
+    Diagnostic d;
+    d.kind = ErrorKind::limit_output;
+    d.message = "the output exceeds " + std::to_string(a.max_output) + " bytes";
+    d.help.push_back("raise the cap with --max-output BYTES, or narrow the sweep");
+    s.prog.diags.add(std::move(d));
+    return report(s);
+  }
+  return emit(a, text);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+int cmd_report(const Args& a) {
+  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
+  if (a.presets.size() > 1) return usage_error("report takes one --preset");
+  if (a.format != "text" && a.format != "html")
+    return usage_error("report writes html, got --format '" + a.format + "'");
+  Session s;
+  int rc = 0;
+  const auto run = collected_run(a, s, a.positional[1], rc);
+  if (!run) return rc;
+  return write_capped(a, s, report_html(s.prog, *run, {a.positional[1], selection_text(a)}));
+}
+
+int cmd_plot(const Args& a) {
+  if (a.positional.size() != 3 || a.positional[1].empty())
+    return usage_error("plot expects FILE TABLE (mls plot FILE TABLE [--x COL] [--y COL,...] [--out plot.svg])");
+  if (a.presets.size() > 1) return usage_error("plot takes one --preset");
+  // A file named .svg holds SVG whatever --format says (text is the default for a terminal).
+  const bool svg = a.format == "svg" || (a.format == "text" && ends_with(a.out, ".svg"));
+  if (!svg && a.format != "text") return usage_error("plot --format must be text or svg, got '" + a.format + "'");
+  Session s;
+  int rc = 0;
+  const auto run = collected_run(a, s, a.positional[1], rc);
+  if (!run) return rc;
+  try {
+    const Chart c = chart_of(find_table(*run, a.positional[2]), ChartSpec{a.plot_x, a.plot_y});
+    return write_capped(a, s, svg ? chart_svg(c) : chart_text(c));
+  } catch (DiagnosticError& e) {
+    s.prog.diags.add(std::move(e.diag));
+    return report(s);
+  }
+}
+
+}  // namespace mls

@@ -1,0 +1,536 @@
+// chart.cpp — from a Table to a Chart (columns, panels, series, regime marks), and the chart as
+// SVG and as braille text. Coordinates are printed with fixed decimals: same input, same bytes.
+#include "chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "axis.hpp"
+
+namespace mls {
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        // Control characters other than tab and newline are not allowed in XML 1.0 at all.
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n')
+          out += fmt::format("\\x{:02X}", static_cast<unsigned char>(ch));
+        else
+          out += ch;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void plot_error(ErrorKind k, Span at, std::string msg, std::vector<std::string> help) {
+  Diagnostic d;
+  d.kind = k;
+  d.span = at;
+  d.message = std::move(msg);
+  d.help = std::move(help);
+  throw DiagnosticError{std::move(d)};
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+bool numeric_col(const Table& t, std::size_t c) {
+  if (t.rows.empty()) return false;
+  return std::all_of(t.rows.begin(), t.rows.end(), [&](const Row& r) { return r.cells[c].k == Value::K::num; });
+}
+
+std::vector<std::string> numeric_names(const Table& t) {
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < t.cols.size(); ++c)
+    if (numeric_col(t, c)) out.push_back(t.cols[c].name);
+  return out;
+}
+
+// The column `name` of `t`, numeric; plot.column otherwise.
+std::size_t numeric_column(const Table& t, const std::string& name) {
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < t.cols.size(); ++c) {
+    if (t.cols[c].name != name) {
+      names.push_back(t.cols[c].name);
+      continue;
+    }
+    if (numeric_col(t, c)) return c;
+    const auto& v = t.rows.front().cells[c];
+    const char* what = v.k == Value::K::boolean ? "true/false"
+                       : v.k == Value::K::str   ? "text"
+                                                : "values that are not numbers";
+    plot_error(ErrorKind::plot_column, t.span,
+               "column '" + name + "' of table '" + t.name + "' holds " + what + ", not numbers",
+               {"numeric columns: " + joined(numeric_names(t))});
+  }
+  std::vector<std::string> help;
+  if (const std::string near = closest(name, names); !near.empty()) help.push_back("did you mean '" + near + "'?");
+  help.push_back("columns of '" + t.name + "': " + joined(names));
+  plot_error(ErrorKind::plot_column, t.span, "table '" + t.name + "' has no column '" + name + "'", help);
+}
+
+double cell(const Table& t, const Row& r, std::size_t c) { return in_unit(r.cells[c].n, t.cols[c].display).d; }
+
+std::optional<std::size_t> column_named(const Table& t, const std::string& name) {
+  for (std::size_t c = 0; c < t.cols.size(); ++c)
+    if (t.cols[c].name == name) return c;
+  return std::nullopt;
+}
+
+// Short text of a data value (tick at a swept value, tooltips): up to 6 significant digits.
+std::string short_number(double v, int digits = 6) {
+  std::string s = fmt::format("{:.{}g}", v, digits);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string ex = s.substr(e + 1);
+  const bool neg = ex[0] == '-';
+  std::size_t i = 1;
+  while (i + 1 < ex.size() && ex[i] == '0') ++i;
+  return s.substr(0, e) + "e" + (neg ? "-" : "") + ex.substr(i);
+}
+
+}  // namespace
+
+const Table& find_table(const RunResult& r, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& t : r.tables) {
+    if (t.name == name) {
+      if (t.rows.empty())
+        plot_error(ErrorKind::plot_table, t.span, "table '" + name + "' has no rows to plot",
+                   {t.search ? "no point of the search is feasible" : "every row was filtered out"});
+      return t;
+    }
+    names.push_back(t.name);
+  }
+  std::vector<std::string> help;
+  if (const std::string near = closest(name, names); !near.empty()) help.push_back("did you mean '" + near + "'?");
+  help.push_back(names.empty() ? "the scenario has no sweep or search" : "tables: " + joined(names));
+  plot_error(ErrorKind::plot_table, Span{}, "the run has no table '" + name + "'", help);
+}
+
+Chart chart_of(const Table& t, const ChartSpec& spec) {
+  if (t.rows.empty()) plot_error(ErrorKind::plot_table, t.span, "table '" + t.name + "' has no rows to plot", {});
+  Chart c;
+  c.title = t.name;
+  // x: a column, or (a sweep variable not shown) the row keys in base units.
+  std::optional<std::size_t> xcol;
+  std::optional<std::size_t> xkey;  // index into key_names when x is a sweep variable
+  if (!spec.x.empty()) {
+    xcol = numeric_column(t, spec.x);
+  } else {
+    for (std::size_t k = 0; k < t.key_names.size() && !xcol && !xkey; ++k) {
+      const auto col = column_named(t, t.key_names[k]);
+      if (col && numeric_col(t, *col))
+        xcol = col;
+      else if (!col && std::all_of(t.rows.begin(), t.rows.end(),
+                                   [&](const Row& r) { return k < r.key.size() && r.key[k].k == Value::K::num; }))
+        xkey = k;
+    }
+    for (std::size_t i = 0; i < t.cols.size() && !xcol && !xkey; ++i)
+      if (numeric_col(t, i)) xcol = i;
+    if (!xcol && !xkey)
+      plot_error(ErrorKind::plot_column, t.span, "table '" + t.name + "' has no numeric column to plot", {});
+  }
+  c.x_name = xcol ? t.cols[*xcol].name : t.key_names[*xkey];
+  c.x_unit = xcol ? t.cols[*xcol].display.unit : "";
+  auto x_of = [&](const Row& r) { return xcol ? cell(t, r, *xcol) : r.key[*xkey].n.d; };
+
+  std::vector<std::size_t> ycols;
+  if (!spec.y.empty()) {
+    for (const auto& n : spec.y) ycols.push_back(numeric_column(t, n));
+  } else {
+    for (std::size_t i = 0; i < t.cols.size(); ++i) {
+      const bool is_key = std::find(t.key_names.begin(), t.key_names.end(), t.cols[i].name) != t.key_names.end();
+      if (i != xcol && !is_key && numeric_col(t, i)) ycols.push_back(i);
+    }
+    if (ycols.empty())
+      plot_error(ErrorKind::plot_column, t.span,
+                 "table '" + t.name + "' has no numeric column to plot against '" + c.x_name + "'",
+                 {"numeric columns: " + joined(numeric_names(t))});
+  }
+
+  // Rows split by the other sweep variables' values (one line per combination).
+  std::vector<std::size_t> other;
+  for (std::size_t k = 0; k < t.key_names.size(); ++k)
+    if (t.key_names[k] != c.x_name) other.push_back(k);
+  std::vector<std::string> group_of(t.rows.size());
+  std::vector<std::string> groups;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    std::string g;
+    for (std::size_t k : other) {
+      if (k >= t.rows[i].key.size()) continue;
+      const auto col = column_named(t, t.key_names[k]);
+      const Display d = col ? t.cols[*col].display : Display{};
+      g += (g.empty() ? "" : ", ") + t.key_names[k] + "=" + format_value(t.rows[i].key[k], d);
+    }
+    group_of[i] = g;
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+
+  for (std::size_t yc : ycols) {
+    const std::string& unit = t.cols[yc].display.unit;
+    auto panel = std::find_if(c.panels.begin(), c.panels.end(), [&](const ChartPanel& p) { return p.unit == unit; });
+    if (panel == c.panels.end()) {
+      c.panels.push_back({unit, {}});
+      panel = c.panels.end() - 1;
+    }
+    for (const auto& g : groups) {
+      ChartSeries s;
+      s.name = t.cols[yc].name + (groups.size() > 1 ? " (" + g + ")" : "");
+      for (std::size_t i = 0; i < t.rows.size(); ++i)
+        if (group_of[i] == g) s.pts.push_back({x_of(t.rows[i]), cell(t, t.rows[i], yc), i});
+      // A search's rows come in rank order; lines join points left to right.
+      std::stable_sort(s.pts.begin(), s.pts.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+      panel->series.push_back(std::move(s));
+    }
+  }
+
+  for (const auto& r : t.rows) c.x_values.push_back(x_of(r));
+  std::sort(c.x_values.begin(), c.x_values.end());
+  c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
+  c.x_log = is_geometric(c.x_values);
+  c.lines = !t.search;
+  if (t.search) c.best.push_back(0);
+
+  for (const auto& n : t.notes) {
+    if (n.row >= t.rows.size()) continue;
+    const std::string text = "row " + std::to_string(n.row + 1) + " (" + n.key + "): " + n.text;
+    auto m = std::find_if(c.marks.begin(), c.marks.end(), [&](const ChartMark& k) { return k.row == n.row; });
+    if (m == c.marks.end())
+      c.marks.push_back({x_of(t.rows[n.row]), n.row, text});
+    else
+      m->text += "; " + n.text;
+  }
+  return c;
+}
+
+bool chartable(const Table& t) {
+  try {
+    (void)chart_of(t, {});
+    return true;
+  } catch (const DiagnosticError&) {
+    return false;
+  }
+}
+
+// ---- SVG -------------------------------------------------------------------------------------
+
+namespace {
+
+// Okabe-Ito: told apart with the common colour-vision deficiencies (its yellow is left out: too
+// light on white). Series past the seventh repeat the colours dashed; markers differ by shape.
+constexpr const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
+constexpr std::size_t kNColours = sizeof(kColours) / sizeof(kColours[0]);
+constexpr std::size_t kMaxPointsDrawn = 2000;  // per series; more are thinned (every k-th, and the last)
+constexpr std::size_t kMaxMarkers = 200;       // per series; beyond that the line alone
+
+std::string f1(double v) { return fmt::format("{:.1f}", v); }
+
+std::string marker(std::size_t shape, double x, double y, const char* colour) {
+  switch (shape % 4) {
+    case 0: return fmt::format(R"(<circle cx="{}" cy="{}" r="3.2" fill="{}"/>)", f1(x), f1(y), colour);
+    case 1: return fmt::format(R"(<rect x="{}" y="{}" width="6" height="6" fill="{}"/>)", f1(x - 3), f1(y - 3), colour);
+    case 2:
+      return fmt::format(R"(<path d="M{} {}L{} {}L{} {}Z" fill="{}"/>)", f1(x), f1(y - 4), f1(x + 3.6), f1(y + 3),
+                         f1(x - 3.6), f1(y + 3), colour);
+    default:
+      return fmt::format(R"(<path d="M{} {}L{} {}L{} {}L{} {}Z" fill="{}"/>)", f1(x), f1(y - 4), f1(x + 4), f1(y),
+                         f1(x), f1(y + 4), f1(x - 4), f1(y), colour);
+  }
+}
+
+std::vector<ChartPoint> thinned(const std::vector<ChartPoint>& pts) {
+  if (pts.size() <= kMaxPointsDrawn) return pts;
+  const std::size_t every = (pts.size() + kMaxPointsDrawn - 1) / kMaxPointsDrawn;
+  std::vector<ChartPoint> out;
+  for (std::size_t i = 0; i < pts.size(); i += every) out.push_back(pts[i]);
+  if (out.back().row != pts.back().row) out.push_back(pts.back());
+  return out;
+}
+
+Axis x_axis_of(const Chart& c) {
+  const double lo = c.x_values.front(), hi = c.x_values.back();
+  if (!c.x_log) return linear_axis(lo, hi, 6);
+  Axis a = log_axis(lo, hi);
+  // A geometric sweep's own values are the best ticks (64, 128, ... 8192), when not too many.
+  if (c.x_values.size() <= 16) {
+    a.ticks.clear();
+    for (double v : c.x_values) a.ticks.push_back({v, short_number(v)});
+  }
+  return a;
+}
+
+std::string unit_label(const std::string& unit) { return unit.empty() ? "dimensionless" : unit; }
+
+}  // namespace
+
+std::string chart_svg(const Chart& c, int width) {
+  constexpr double kLeft = 78, kRight = 16, kTop = 34, kPlotH = 160, kPad = 10, kLegendLine = 16, kGap = 34;
+  const double plot_w = width - kLeft - kRight;
+  const Axis xa = x_axis_of(c);
+  auto px = [&](double x) { return kLeft + kPad + xa.frac(x) * (plot_w - 2 * kPad); };
+
+  // Legend lines per panel: items laid left to right, wrapped at the plot width.
+  struct Item {
+    double x;
+    int line;
+  };
+  std::vector<std::vector<Item>> legend(c.panels.size());
+  std::vector<int> legend_lines(c.panels.size(), 1);
+  for (std::size_t p = 0; p < c.panels.size(); ++p) {
+    double x = kLeft;
+    int line = 0;
+    for (const auto& s : c.panels[p].series) {
+      const double w = 34 + 6.6 * static_cast<double>(s.name.size()) + 14;
+      if (x + w > width - kRight && x > kLeft) {
+        ++line;
+        x = kLeft;
+      }
+      legend[p].push_back({x, line});
+      x += w;
+    }
+    legend_lines[p] = line + 1;
+  }
+  double height = kTop;
+  for (std::size_t p = 0; p < c.panels.size(); ++p) height += legend_lines[p] * kLegendLine + 6 + kPlotH + kGap;
+  height += 12;
+
+  std::string s = fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {0} {1}" width="{0}" height="{1}" role="img">)",
+      width, f1(height));
+  std::string ynames;
+  for (const auto& p : c.panels)
+    for (const auto& se : p.series) ynames += (ynames.empty() ? "" : ", ") + se.name;
+  s += "\n<title>" + xml_escape(c.title + ": " + ynames + " against " + c.x_name) + "</title>";
+  s += "\n<g font-family=\"sans-serif\" font-size=\"11\" fill=\"#222\">";
+  s += fmt::format("\n<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>", f1(kLeft),
+                   xml_escape(c.title));
+
+  double top = kTop;
+  std::size_t series_index = 0;
+  for (std::size_t p = 0; p < c.panels.size(); ++p) {
+    const ChartPanel& panel = c.panels[p];
+    s += fmt::format("\n<g class=\"panel\" data-unit=\"{}\">", xml_escape(panel.unit));
+    // Legend.
+    for (std::size_t i = 0; i < panel.series.size(); ++i) {
+      const std::size_t si = series_index + i;
+      const char* colour = kColours[si % kNColours];
+      const double lx = legend[p][i].x, ly = top + legend[p][i].line * kLegendLine + 8;
+      s += fmt::format(
+          "\n<g class=\"legend\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+          f1(lx), f1(ly), f1(lx + 24), f1(ly), colour, si >= kNColours ? R"( stroke-dasharray="5 3")" : "");
+      s += marker(si, lx + 12, ly, colour);
+      s += fmt::format("<text x=\"{}\" y=\"{}\" dy=\"0.32em\">{}</text></g>", f1(lx + 30), f1(ly),
+                       xml_escape(panel.series[i].name));
+    }
+    const double y0 = top + legend_lines[p] * kLegendLine + 6, y1 = y0 + kPlotH;
+    // y axis over every series of the panel.
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& se : panel.series)
+      for (const auto& pt : se.pts) {
+        lo = std::min(lo, pt.y);
+        hi = std::max(hi, pt.y);
+      }
+    const Axis ya = linear_axis(lo, hi, 4);
+    auto py = [&](double y) { return y1 - kPad - ya.frac(y) * (kPlotH - 2 * kPad); };
+    s += fmt::format("\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" stroke=\"#888\"/>", f1(kLeft),
+                     f1(y0), f1(plot_w), f1(kPlotH));
+    s += "\n<g class=\"axis y\">";
+    for (const Tick& t : ya.ticks) {
+      const double y = py(t.value);
+      s += fmt::format(
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e3e3e3\"/><text x=\"{}\" y=\"{}\" dy=\"0.32em\" "
+          "text-anchor=\"end\">{}</text>",
+          f1(kLeft + 1), f1(y), f1(kLeft + plot_w - 1), f1(y), f1(kLeft - 5), f1(y), xml_escape(t.label));
+    }
+    const double ymid = (y0 + y1) / 2;
+    s += fmt::format(
+        "<text class=\"unit\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
+        "{0})\">{1}</text></g>",
+        f1(ymid), xml_escape(unit_label(panel.unit)));
+    s += "\n<g class=\"axis x\">";
+    for (const Tick& t : xa.ticks) {
+      const double x = px(t.value);
+      s += fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#e3e3e3\"/><text x=\"{0}\" y=\"{3}\" "
+          "text-anchor=\"middle\">{4}</text>",
+          f1(x), f1(y0 + 1), f1(y1 - 1), f1(y1 + 14), xml_escape(t.label));
+    }
+    s += "</g>";
+    // Regime notes: a dashed line at the row where a column changes meaning.
+    for (const auto& m : c.marks) {
+      const double x = px(m.x);
+      s += fmt::format(
+          "\n<g class=\"regime-mark\" data-row=\"{0}\"><title>{1}</title><line x1=\"{2}\" y1=\"{3}\" x2=\"{2}\" "
+          "y2=\"{4}\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/><path d=\"M{5} {3}L{6} {3}L{2} "
+          "{7}Z\" fill=\"#555\"/></g>",
+          m.row + 1, xml_escape(m.text), f1(x), f1(y0), f1(y1), f1(x - 5), f1(x + 5), f1(y0 + 7));
+    }
+    for (std::size_t i = 0; i < panel.series.size(); ++i) {
+      const std::size_t si = series_index + i;
+      const char* colour = kColours[si % kNColours];
+      const ChartSeries& se = panel.series[i];
+      const auto pts = thinned(se.pts);
+      s += fmt::format("\n<g class=\"series\"><title>{}</title>", xml_escape(se.name));
+      if (c.lines && pts.size() > 1) {
+        s += "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"2\"" +
+             (si >= kNColours ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
+        for (std::size_t k = 0; k < pts.size(); ++k) s += (k ? " " : "") + f1(px(pts[k].x)) + "," + f1(py(pts[k].y));
+        s += "\"/>";
+      }
+      if (pts.size() <= kMaxMarkers)
+        for (const auto& pt : pts) {
+          s += "<g>" + marker(si, px(pt.x), py(pt.y), colour);
+          s += "<title>" +
+               xml_escape(c.x_name + " = " + short_number(pt.x) + ": " + se.name + " = " + short_number(pt.y) +
+                          (panel.unit.empty() ? "" : " " + panel.unit)) +
+               "</title></g>";
+        }
+      for (const auto& pt : pts)
+        if (std::find(c.best.begin(), c.best.end(), pt.row) != c.best.end())
+          s += fmt::format(
+              R"(<circle class="best" cx="{}" cy="{}" r="7" fill="none" stroke="#000" stroke-width="1.5"/>)",
+              f1(px(pt.x)), f1(py(pt.y)));
+      s += "</g>";
+    }
+    s += "\n</g>";
+    series_index += panel.series.size();
+    top = y1 + kGap;
+  }
+  const std::string xtitle =
+      c.x_name + (c.x_unit.empty() ? "" : " [" + c.x_unit + "]") + (c.x_log ? " (log scale)" : "");
+  s += fmt::format("\n<text class=\"unit\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", f1(kLeft + plot_w / 2),
+                   f1(top - kGap + 30), xml_escape(xtitle));
+  s += "\n</g>\n</svg>\n";
+  return s;
+}
+
+// ---- terminal --------------------------------------------------------------------------------
+
+namespace {
+
+// A grid of braille cells, each 2 dots wide and 4 high (U+2800 + one bit per dot).
+class Braille {
+ public:
+  Braille(int cols, int rows) : cols_(cols), rows_(rows), bits_(static_cast<std::size_t>(cols * rows), 0) {}
+  void dot(int x, int y) {
+    if (x < 0 || y < 0 || x >= cols_ * 2 || y >= rows_ * 4) return;
+    static constexpr unsigned char kBit[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
+    bits_[static_cast<std::size_t>((y / 4) * cols_ + x / 2)] |= kBit[y % 4][x % 2];
+  }
+  void line(int x0, int y0, int x1, int y1) {  // Bresenham
+    const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+    int err = dx + dy;
+    for (;;) {
+      dot(x0, y0);
+      if (x0 == x1 && y0 == y1) return;
+      const int e2 = 2 * err;
+      if (e2 >= dy) {
+        err += dy;
+        x0 += sx;
+      }
+      if (e2 <= dx) {
+        err += dx;
+        y0 += sy;
+      }
+    }
+  }
+  [[nodiscard]] std::string row(int r) const {
+    std::string s;
+    for (int c = 0; c < cols_; ++c) {
+      const unsigned b = bits_[static_cast<std::size_t>(r * cols_ + c)];
+      // U+2800 + b in UTF-8: E2, A0 + (b >> 6), 80 + (b & 3F).
+      s += static_cast<char>(0xE2);
+      s += static_cast<char>(0xA0 + (b >> 6));
+      s += static_cast<char>(0x80 + (b & 0x3F));
+    }
+    return s;
+  }
+
+ private:
+  int cols_, rows_;
+  std::vector<unsigned char> bits_;
+};
+
+}  // namespace
+
+std::string chart_text(const Chart& c, int cols, int rows) {
+  cols = std::max(cols, 8);
+  rows = std::max(rows, 2);
+  Axis xa =
+      c.x_log ? log_axis(c.x_values.front(), c.x_values.back()) : linear_axis(c.x_values.front(), c.x_values.back(), 4);
+  // The data's own ends, not the nice ones: the labels under the plot are its first and last x.
+  xa.lo = c.x_values.front();
+  xa.hi = c.x_values.back();
+  if (xa.lo == xa.hi) {
+    xa.lo = c.x_log ? xa.lo / 2 : xa.lo - 1;
+    xa.hi = c.x_log ? xa.hi * 2 : xa.hi + 1;
+  }
+  const int w = cols * 2, h = rows * 4;
+  auto dx = [&](double x) { return static_cast<int>(std::lround(xa.frac(x) * (w - 1))); };
+  std::string out = c.title + ": " + c.x_name + (c.x_unit.empty() ? "" : " [" + c.x_unit + "]") +
+                    (c.x_log ? " (log scale)" : "") + "\n";
+  for (const auto& panel : c.panels)
+    for (const auto& se : panel.series) {
+      double lo = INFINITY, hi = -INFINITY;
+      for (const auto& p : se.pts) {
+        lo = std::min(lo, p.y);
+        hi = std::max(hi, p.y);
+      }
+      const std::string top = short_number(hi, 4), bottom = short_number(lo, 4);
+      if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+      }
+      auto dy = [&](double y) { return static_cast<int>(std::lround((1 - (y - lo) / (hi - lo)) * (h - 1))); };
+      Braille b(cols, rows);
+      for (std::size_t i = 0; i < se.pts.size(); ++i) {
+        const int x = dx(se.pts[i].x), y = dy(se.pts[i].y);
+        if (c.lines && i > 0)
+          b.line(dx(se.pts[i - 1].x), dy(se.pts[i - 1].y), x, y);
+        else
+          b.dot(x, y);
+      }
+      const std::size_t gutter = std::max(top.size(), bottom.size());
+      out += "\n" + se.name + (panel.unit.empty() ? "" : " [" + panel.unit + "]") + "\n";
+      for (int r = 0; r < rows; ++r) {
+        const std::string label = r == 0 ? top : r == rows - 1 ? bottom : "";
+        out += std::string(gutter - label.size() + 1, ' ') + label + (label.empty() ? " │" : " ┤") + b.row(r) + "\n";
+      }
+      out += std::string(gutter + 2, ' ') + "└";
+      for (int i = 0; i < cols; ++i) out += "─";
+      out += "\n";
+      const std::string xl = short_number(c.x_values.front()), xr = short_number(c.x_values.back());
+      const std::size_t span = static_cast<std::size_t>(cols) + 1;
+      out += std::string(gutter + 2, ' ') + xl +
+             std::string(span > xl.size() + xr.size() ? span - xl.size() - xr.size() : 1, ' ') + xr + "\n";
+      if (!c.marks.empty()) {
+        std::string line(static_cast<std::size_t>(cols) + 1, ' ');
+        for (const auto& m : c.marks) line[static_cast<std::size_t>(1 + dx(m.x) / 2)] = '^';
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += std::string(gutter + 2, ' ') + line + "\n";
+      }
+    }
+  for (const auto& m : c.marks) out += "\n^ regime: " + m.text;
+  if (!c.marks.empty()) out += "\n";
+  return out;
+}
+
+}  // namespace mls

@@ -1,0 +1,303 @@
+// report.cpp — the HTML page of `mls report` (see report.hpp). Every piece of user text (names,
+// values, units, notes, file names) goes through xml_escape; the markup around it is fixed.
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "chart.hpp"
+#include "interpreter/results/format.hpp"
+
+namespace mls {
+
+namespace {
+
+// Readable on screen and on paper; colours from the Okabe-Ito set the charts use.
+constexpr const char* kStyle = R"(
+body{font:15px/1.45 system-ui,sans-serif;color:#222;max-width:1100px;margin:0 auto;padding:0 16px 40px}
+h1{font-size:1.5em;margin:.8em 0 .2em}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}
+code{font-family:ui-monospace,monospace}.meta{color:#555;margin:0}
+nav ul{columns:2;padding-left:1.2em}
+.result{margin:.15em 0}.result>summary{cursor:pointer}
+.name{font-family:ui-monospace,monospace;font-weight:600}.value{font-weight:600}
+.badge{display:inline-block;font-size:.78em;padding:0 .5em;border-radius:.7em;margin-left:.5em;border:1px solid}
+.badge.validated{color:#005a8c;border-color:#0072B2}.badge.regime{color:#8a3b00;border-color:#D55E00}
+.badge.best{color:#00664a;border-color:#009E73}.badge.fail{color:#fff;background:#D55E00;border-color:#D55E00}
+.kind{margin:.3em 0 .3em 1.2em}.kind h4{margin:.2em 0;font-size:.85em;text-transform:uppercase;color:#555}
+table{border-collapse:collapse;margin:.4em 0;font-size:.92em}
+th,td{padding:.15em .6em;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.data th button{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;color:inherit}
+table.data th[aria-sort=ascending] button::after{content:" \25B2"}table.data th[aria-sort=descending] button::after{content:" \25BC"}
+tr.regime td{background:#fbeee4}tr.best td{background:#e3f4ee}td.note{font-size:.88em;color:#8a3b00}
+.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
+.counts{color:#555}.ok{color:#00664a}.failed{color:#b34700;font-weight:600}
+@media print{nav,table.data th button::after{display:none}section{break-inside:avoid-page}body{max-width:none}
+a{color:inherit;text-decoration:none}}
+)";
+
+// Sorting by a column header (numbers by their data-v value, text otherwise; ties keep the
+// original order), and every <details> opened before printing. The page reads without it.
+constexpr const char* kScript = R"(
+(function () {
+  function key(td) { var v = td.getAttribute('data-v'); return v === null ? td.textContent : v; }
+  var tables = document.querySelectorAll('table.data');
+  for (var t = 0; t < tables.length; t++) (function (table) {
+    var heads = table.tHead.rows[0].cells, body = table.tBodies[0];
+    for (var i = 0; i < heads.length; i++) (function (th, col) {
+      var b = th.querySelector('button');
+      if (!b) return;
+      b.addEventListener('click', function () {
+        var asc = th.getAttribute('aria-sort') !== 'ascending';
+        for (var h = 0; h < heads.length; h++) heads[h].removeAttribute('aria-sort');
+        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r1, r2) {
+          var x = key(r1.cells[col]), y = key(r2.cells[col]), nx = parseFloat(x), ny = parseFloat(y), c;
+          if (!isNaN(nx) && !isNaN(ny)) c = nx - ny; else c = x < y ? -1 : x > y ? 1 : 0;
+          if (c === 0) c = r1.getAttribute('data-i') - r2.getAttribute('data-i');
+          else if (!asc) c = -c;
+          return c;
+        });
+        for (var r = 0; r < rows.length; r++) body.appendChild(rows[r]);
+      });
+    })(heads[i], i);
+  })(tables[t]);
+  window.addEventListener('beforeprint', function () {
+    var ds = document.querySelectorAll('details');
+    for (var d = 0; d < ds.length; d++) ds[d].open = true;
+  });
+})();
+)";
+
+std::string esc(std::string_view s) { return xml_escape(s); }
+
+// The assumptions of one value or column, grouped by kind in the order the text output uses.
+std::string assumption_html(const std::vector<AssumptionView>& as) {
+  if (as.empty()) return "<p class=\"kind\">no assumptions: a formula of literals only</p>";
+  std::string s;
+  std::string kind;
+  for (const auto& a : as) {
+    if (a.kind != kind) {
+      if (!kind.empty()) s += "</table></div>";
+      kind = a.kind;
+      s +=
+          "<div class=\"kind\" data-kind=\"" + esc(kind) + "\"><h4>" + esc(kind) + "</h4><table class=\"assumptions\">";
+    }
+    const std::string via = via_text(a);
+    s += "<tr><td><code>" + esc(a.name) + "</code></td><td>" + esc(a.value) + (via.empty() ? "" : " " + esc(via)) +
+         "</td><td>" + esc(a.at) + "</td></tr>";
+  }
+  return s + "</table></div>";
+}
+
+std::vector<AssumptionView> validations(const std::vector<AssumptionView>& as) {
+  std::vector<AssumptionView> v;
+  for (const auto& a : as)
+    if (a.kind == "validation") v.push_back(a);
+  return v;
+}
+
+std::string validated_badge(const std::vector<AssumptionView>& as) {
+  std::string s;
+  for (const auto& v : validations(as))
+    s += "<span class=\"badge validated\" title=\"" + esc(v.value) + "\">validated: " + esc(v.name) + "</span>";
+  return s;
+}
+
+std::string number_attr(const Value& v, const Display& d) {
+  return v.k == Value::K::num ? " data-v=\"" + fmt::format("{}", in_unit(v.n, d).d) + "\"" : "";
+}
+
+std::string counts(const Table& t) {
+  if (t.search)
+    return fmt::format("{}: {} point{} evaluated, {} infeasible, {} filtered; the best {} shown, the best first",
+                       t.objective, t.evaluated, t.evaluated == 1 ? "" : "s", t.infeasible, t.filtered, t.row_count);
+  std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
+  if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
+  if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  return s;
+}
+
+struct Page {
+  const Program& p;
+  std::string out;
+  // Validation assumptions met on the way: name -> (summary, where it was used).
+  std::map<std::string, std::pair<std::string, std::vector<std::string>>> validated;
+
+  void note_validation(const std::vector<AssumptionView>& as, const std::string& where) {
+    for (const auto& v : validations(as)) {
+      auto& e = validated[v.name];
+      e.first = v.value;
+      if (std::find(e.second.begin(), e.second.end(), where) == e.second.end()) e.second.push_back(where);
+    }
+  }
+
+  void result(const Shown& sh) {
+    const auto as = assumptions_of(p, sh.value.deps);
+    note_validation(as, sh.name);
+    const bool num = sh.value.k == Value::K::num;
+    out += "<details class=\"result\"><summary><span class=\"name\">" + esc(sh.name) +
+           "</span> = <span class=\"value\"" + number_attr(sh.value, sh.display) + ">" +
+           esc(format_value(sh.value, sh.display)) + "</span>";
+    if (num && !sh.display.unit.empty()) out += " <span class=\"unit\">" + esc(sh.display.unit) + "</span>";
+    out += validated_badge(as) + fmt::format(" <span class=\"counts\">({} assumption{})</span></summary>", as.size(),
+                                             as.size() == 1 ? "" : "s");
+    out += assumption_html(as) + "</details>\n";
+  }
+
+  void table(const Table& t, std::size_t index) {
+    out += fmt::format("<section class=\"mls-table\" id=\"t-{}\">\n<h2>{} <code>{}</code></h2>\n", index,
+                       t.search ? "search" : "table", esc(t.name));
+    out += "<p class=\"counts\">" + esc(counts(t)) + "</p>\n";
+    for (const auto& [why, n] : t.errors)
+      out += fmt::format("<p class=\"counts\">{} infeasible: {}</p>\n", n, esc(why));
+    if (t.rows.empty()) out += "<p>no feasible point</p>\n";
+    if (!t.search && chartable(t)) out += chart_svg(chart_of(t, {}));
+    // Regime notes per row.
+    std::map<std::size_t, std::string> notes;
+    for (const auto& n : t.notes) notes[n.row] += (notes[n.row].empty() ? "" : "; ") + n.text;
+    const std::size_t shown = std::min(t.rows.size(), kReportMaxRows);
+    out += "<table class=\"data\"><thead><tr>";
+    if (t.search) out += "<th scope=\"col\"><button type=\"button\">rank</button></th>";
+    for (const auto& c : t.cols)
+      out += "<th scope=\"col\"><button type=\"button\">" + esc(header_text(c)) + "</button></th>";
+    if (!notes.empty()) out += "<th scope=\"col\">regime note</th>";
+    out += "</tr></thead>\n<tbody>\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const Row& r = t.rows[i];
+      const auto note = notes.find(i);
+      std::string cls = note != notes.end() ? "regime" : "";
+      if (t.search && i == 0) cls += cls.empty() ? "best" : " best";
+      out += fmt::format("<tr data-i=\"{}\"{}>", i, cls.empty() ? "" : " class=\"" + cls + "\"");
+      if (t.search) out += fmt::format("<td class=\"num\" data-v=\"{0}\">{0}</td>", i + 1);
+      for (std::size_t c = 0; c < t.cols.size(); ++c) {
+        const Value& v = r.cells[c];
+        out += std::string("<td") + (v.k == Value::K::num ? " class=\"num\"" : "") + number_attr(v, t.cols[c].display) +
+               ">" + esc(format_value(v, t.cols[c].display)) + "</td>";
+      }
+      // The note itself is listed under the table; the cell links to it (full text on hover).
+      if (!notes.empty())
+        out += note == notes.end()
+                   ? "<td class=\"note\"></td>"
+                   : fmt::format("<td class=\"note\" title=\"{}\"><a href=\"#t-{}-n{}\">&#9873; row {}</a></td>",
+                                 esc(note->second), index, i + 1, i + 1);
+      out += "</tr>\n";
+    }
+    out += "</tbody></table>\n";
+    if (shown < t.rows.size())
+      out += fmt::format(
+          "<p class=\"counts\">the first {} of {} rows; <code>mls run --format csv</code> has them all</p>\n", shown,
+          t.rows.size());
+    if (!t.notes.empty()) {
+      out += "<h3>Regime notes</h3><ul class=\"notes\">";
+      std::set<std::size_t> anchored;  // one anchor per row (several notes may share it)
+      for (const auto& n : t.notes)
+        out += fmt::format("<li{}>",
+                           anchored.insert(n.row).second ? fmt::format(" id=\"t-{}-n{}\"", index, n.row + 1) : "") +
+               fmt::format("<span class=\"badge regime\">row {}</span> <code>{}</code>: {}</li>", n.row + 1, esc(n.key),
+                           esc(n.text));
+      out += "</ul>\n";
+    }
+    // Assumptions once per column, grouping columns that share the same list (as text does).
+    std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
+    for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
+      auto as = assumptions_of(p, t.col_deps[c]);
+      if (as.empty()) continue;
+      note_validation(as, t.name + "." + t.cols[c].name);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
+      if (it == groups.end())
+        groups.push_back({as, {t.cols[c].name}});
+      else
+        it->second.push_back(t.cols[c].name);
+    }
+    if (!groups.empty()) out += "<h3>Assumptions by column</h3>\n";
+    for (const auto& [as, cols] : groups) {
+      std::string names;
+      for (const auto& c : cols) names += (names.empty() ? "" : ", ") + c;
+      out += "<details class=\"result\"><summary><span class=\"name\">" + esc(names) + "</span>" + validated_badge(as) +
+             fmt::format(" <span class=\"counts\">({} assumption{})</span></summary>", as.size(),
+                         as.size() == 1 ? "" : "s") +
+             assumption_html(as) + "</details>\n";
+    }
+    out += "</section>\n";
+  }
+};
+
+}  // namespace
+
+std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info) {
+  Page pg{p, {}, {}};
+  std::string& s = pg.out;
+  s += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  s += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  // Nothing may be fetched: the page is complete as it is (styles and script are inline).
+  s += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+       "script-src 'unsafe-inline'\">\n";
+  s += "<title>mls report: " + esc(info.file) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += "<header><h1>mls report: <code>" + esc(info.file) + "</code></h1>\n";
+  s += "<p class=\"meta\">mls " + std::string(kVersion) + " · preset <code>" + esc(r.preset) + "</code> (" +
+       esc(r.preset_via == "default" ? "default: the scenario names no preset" : r.preset_via) + ")" +
+       (info.selection.empty() ? "" : " · <code>" + esc(info.selection) + "</code>") + "</p></header>\n";
+
+  s += "<nav><h2>Contents</h2><ul>";
+  if (!r.results.empty()) s += "<li><a href=\"#results\">Results</a></li>";
+  for (std::size_t i = 0; i < r.tables.size(); ++i)
+    s += fmt::format("<li><a href=\"#t-{}\">{} {}</a></li>", i, r.tables[i].search ? "search" : "table",
+                     esc(r.tables[i].name));
+  if (!r.asserts.empty()) s += "<li><a href=\"#asserts\">Assertions</a></li>";
+  s += "<li><a href=\"#validation\">Validation</a></li><li><a href=\"#conventions\">Conventions</a></li></ul></nav>\n";
+  s += "<main>\n";
+  if (!r.results.empty()) {
+    s += "<section id=\"results\"><h2>Results</h2>\n<p class=\"counts\">Each result unfolds to the assumptions it "
+         "depends on, grouped by kind.</p>\n";
+    for (const auto& sh : r.results) pg.result(sh);
+    s += "</section>\n";
+  }
+  for (std::size_t i = 0; i < r.tables.size(); ++i) pg.table(r.tables[i], i);
+  if (!r.asserts.empty()) {
+    std::size_t failed = 0;
+    std::string items;
+    for (const auto& a : r.asserts) {
+      failed += a.ok ? 0 : 1;
+      items += std::string("<li class=\"") + (a.ok ? "ok" : "failed") + "\">" + (a.ok ? "passed" : "failed") +
+               ": <code>" + esc(a.text) + "</code>" + (a.message.empty() ? "" : " — " + esc(a.message)) +
+               (a.detail.empty() ? "" : " <span class=\"counts\">(" + esc(a.detail) + ")</span>") +
+               " <span class=\"counts\">" + esc(p.sources.where_col(a.span)) + "</span></li>\n";
+    }
+    s += fmt::format("<section id=\"asserts\"><h2>Assertions</h2>\n<p>{} of {} passed{}</p><ul>\n",
+                     r.asserts.size() - failed, r.asserts.size(),
+                     failed ? " <span class=\"badge fail\">failed</span>" : "");
+    s += items + "</ul></section>\n";
+  }
+  s += "<section id=\"validation\"><h2>Validation</h2>\n";
+  if (pg.validated.empty()) {
+    s += "<p>No result of this run depends on a validated model (<code>validated()</code>): its numbers are "
+         "formulas of their inputs, not compared with measurements.</p>\n";
+  } else {
+    s += "<p>Results that depend on a model compared with published measurements (<code>mls validate</code> shows "
+         "every case):</p>\n<table><thead><tr><th>model family</th><th>measured error</th><th>used "
+         "by</th></tr></thead><tbody>\n";
+    for (const auto& [name, e] : pg.validated) {
+      std::string used;
+      for (const auto& u : e.second) used += (used.empty() ? "" : ", ") + u;
+      s += "<tr><td><code>" + esc(name) + "</code></td><td>" + esc(e.first) + "</td><td>" + esc(used) + "</td></tr>\n";
+    }
+    s += "</tbody></table>\n";
+  }
+  s += "</section>\n<section id=\"conventions\"><h2>Conventions</h2>\n<details><summary>";
+  s += fmt::format("{} convention{} in effect</summary><table><tbody>\n", r.conventions.size(),
+                   r.conventions.size() == 1 ? "" : "s");
+  for (const auto& [n, c] : r.conventions)
+    s += "<tr><td><code>" + esc(n) + "</code></td><td>" + esc(c) + "</td></tr>\n";
+  s += "</tbody></table></details></section>\n</main>\n";
+  s += "<footer><p class=\"meta\">Made by <code>mls report</code> " + std::string(kVersion) +
+       "; charts are SVG drawn by mls, the page needs no network and reads without JavaScript.</p></footer>\n";
+  s += "<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n";
+  return s;
+}
+
+}  // namespace mls

@@ -1,0 +1,25 @@
+// report.hpp — `mls report`: a collected run as one self-contained HTML page. Every shown result
+// with its unit and its assumptions (folded, grouped by kind), every table sortable, one SVG
+// chart per sweep (regime rows marked on it and in the table), a search's best point
+// highlighted, the validation status of validated results. No external reference: styles, the
+// sort script and the charts are inline, and a Content-Security-Policy forbids any fetch.
+#pragma once
+
+#include <string>
+
+#include "interpreter/results/run_result.hpp"
+
+namespace mls {
+
+struct ReportInfo {
+  std::string file;       // the scenario, as given on the command line
+  std::string selection;  // "--use mtbf_model=node_series --preset mlsysim", "" as written
+};
+
+// The page. Same run, same bytes (no clock, no paths beyond the ones given).
+[[nodiscard]] std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info);
+
+// Rows a report table shows at most (the chart uses them all, thinned); the rest are counted.
+inline constexpr std::size_t kReportMaxRows = 5000;
+
+}  // namespace mls

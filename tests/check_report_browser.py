@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""check_report_browser.py — `mls report` pages in a real browser (headless Chromium).
+
+For scenarios/thousand_gpus.mls and the small report golden, the page is opened in Chromium with
+two scripts of this test added (an error recorder first in <head>, a probe last in <body>); the
+probe reads the page through the DOM and writes what it found as JSON into the DOM, which
+`--dump-dom` returns. Checked:
+  - no script error and no Content-Security-Policy violation (a blocked fetch would be one: the
+    page must need no network), and no "Uncaught" on the browser's console;
+  - the title, one <svg> chart per sweep (none for a search), regime markers on the chart and
+    regime rows in the table, assumptions in closed <details> that open;
+  - sorting: a header click orders the rows by that column's numbers, a second click reverses
+    them, and every row is still there;
+  - user text is escaped: the small golden's "<b>fast</b>" shows as text, no <b> element exists;
+  - a screenshot is taken (a PNG of non-trivial size).
+Chromium absent: exit 77 (ctest: skipped, with the reason) unless MLS_REQUIRE_CHROMIUM=1 (CI),
+which makes it a failure.
+
+usage: check_report_browser.py MLS REPO_ROOT
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RECORDER = """<script>
+window.__mls_errors = [];
+window.addEventListener('error', function (e) { window.__mls_errors.push('error: ' + e.message); });
+document.addEventListener('securitypolicyviolation', function (e) {
+  window.__mls_errors.push('csp: ' + e.violatedDirective + ' ' + e.blockedURI);
+});
+</script>"""
+
+PROBE = """<script>
+(function () {
+  var out = {errors: window.__mls_errors, title: document.title, sections: []};
+  var secs = document.querySelectorAll('section.mls-table');
+  for (var i = 0; i < secs.length; i++) {
+    var s = secs[i], table = s.querySelector('table.data');
+    var info = {heading: s.querySelector('h2').textContent, svgs: s.querySelectorAll('svg').length,
+                marks: s.querySelectorAll('svg .regime-mark').length,
+                regime_rows: s.querySelectorAll('tr.regime').length, best_rows: s.querySelectorAll('tr.best').length,
+                rows: table.tBodies[0].rows.length, sorts: []};
+    var heads = table.tHead.rows[0].cells;
+    for (var c = 0; c < heads.length; c++) {
+      var b = heads[c].querySelector('button');
+      if (!b) continue;
+      var cells = table.tBodies[0].rows;
+      if (!cells.length || cells[0].cells[c].getAttribute('data-v') === null) continue;
+      b.click();
+      var asc = [], desc = [];
+      for (var r = 0; r < cells.length; r++) asc.push(parseFloat(table.tBodies[0].rows[r].cells[c].getAttribute('data-v')));
+      var a1 = heads[c].getAttribute('aria-sort');
+      b.click();
+      for (var r2 = 0; r2 < cells.length; r2++) desc.push(parseFloat(table.tBodies[0].rows[r2].cells[c].getAttribute('data-v')));
+      info.sorts.push({column: b.textContent, asc: asc, desc: desc, aria: [a1, heads[c].getAttribute('aria-sort')]});
+    }
+    out.sections.push(info);
+  }
+  var ds = document.querySelectorAll('details'), closed = 0;
+  for (var d = 0; d < ds.length; d++) if (!ds[d].open) closed++;
+  out.details = ds.length;
+  out.details_closed = closed;
+  if (ds.length) { ds[0].open = true; out.opened_shows_kinds = ds[0].querySelectorAll('.kind').length; }
+  out.kinds = [];
+  var ks = document.querySelectorAll('.kind[data-kind]');
+  for (var k = 0; k < ks.length; k++) if (out.kinds.indexOf(ks[k].getAttribute('data-kind')) < 0) out.kinds.push(ks[k].getAttribute('data-kind'));
+  out.bold_elements = document.querySelectorAll('main b').length;
+  out.validated_badges = document.querySelectorAll('.badge.validated').length;
+  var pre = document.createElement('pre');
+  pre.id = 'mls-probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def browse(browser, html_path, work):
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+             "--user-data-dir=" + os.path.join(work, "profile"), "--enable-logging=stderr", "--v=0"]
+    p = subprocess.run([browser] + flags + ["--virtual-time-budget=5000", "--dump-dom", "file://" + html_path],
+                       capture_output=True, timeout=120)
+    return p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def screenshot(browser, html_path, png, work):
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+             "--user-data-dir=" + os.path.join(work, "profile2"), "--hide-scrollbars", "--window-size=1100,1400"]
+    subprocess.run([browser] + flags + ["--screenshot=" + png, "file://" + html_path], capture_output=True, timeout=120)
+    return os.path.exists(png) and os.path.getsize(png) > 20000
+
+
+def check_page(browser, mls, scenario, work, expect):
+    problems = []
+    name = os.path.splitext(os.path.basename(scenario))[0]
+    page = os.path.join(work, name + ".html")
+    p = subprocess.run([mls, "report", scenario, "--out", page], capture_output=True, timeout=300)
+    if p.returncode != 0:
+        return ["%s: mls report exited %d: %s" % (name, p.returncode, p.stderr.decode())]
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    # Anything the page could fetch: only the SVG namespace URI may appear (it is a name, not a fetch).
+    for m in re.finditer(r'(?:src|href)\s*=\s*"(?!#)([^"]*)"', html):
+        problems.append("%s: an external reference %r" % (name, m.group(1)))
+    probe_page = os.path.join(work, name + ".probe.html")
+    with open(probe_page, "w", encoding="utf-8") as f:
+        f.write(html.replace("<head>", "<head>\n" + RECORDER, 1).replace("</body>", PROBE + "\n</body>", 1))
+    dom, log = browse(browser, probe_page, work)
+    m = re.search(r'<pre id="mls-probe">(.*?)</pre>', dom, re.S)
+    if not m:
+        return problems + ["%s: the probe did not run (no result in the DOM); browser log:\n%s" % (name, log[-2000:])]
+    got = json.loads(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
+    if got["errors"]:
+        problems.append("%s: errors in the page: %s" % (name, got["errors"]))
+    for line in log.splitlines():
+        if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower()):
+            problems.append("%s: console: %s" % (name, line))
+    if got["title"] != "mls report: " + scenario:
+        problems.append("%s: title %r" % (name, got["title"]))
+    if len(got["sections"]) != len(expect["tables"]):
+        problems.append("%s: %d table sections, expected %d" % (name, len(got["sections"]), len(expect["tables"])))
+    for sec, (heading, svgs, marks, regime_rows, best_rows) in zip(got["sections"], expect["tables"]):
+        if sec["heading"] != heading:
+            problems.append("%s: section %r, expected %r" % (name, sec["heading"], heading))
+        if sec["svgs"] != svgs:
+            problems.append("%s: %s has %d SVG charts, expected %d" % (name, heading, sec["svgs"], svgs))
+        if (sec["marks"] > 0) != marks:
+            problems.append("%s: %s regime markers on the chart: %d" % (name, heading, sec["marks"]))
+        if sec["regime_rows"] != regime_rows:
+            problems.append("%s: %s has %d regime rows, expected %d" % (name, heading, sec["regime_rows"], regime_rows))
+        if sec["best_rows"] != best_rows:
+            problems.append("%s: %s has %d highlighted best rows, expected %d" % (name, heading, sec["best_rows"], best_rows))
+        if not sec["sorts"]:
+            problems.append("%s: %s: no numeric column was sorted" % (name, heading))
+        for srt in sec["sorts"]:
+            if srt["asc"] != sorted(srt["asc"]) or srt["desc"] != sorted(srt["desc"], reverse=True):
+                problems.append("%s: %s: sorting by %s gave %s then %s" % (name, heading, srt["column"], srt["asc"], srt["desc"]))
+            if len(srt["asc"]) != sec["rows"] or sorted(srt["asc"]) != sorted(srt["desc"]):
+                problems.append("%s: %s: sorting by %s lost rows" % (name, heading, srt["column"]))
+            if srt["aria"] != ["ascending", "descending"]:
+                problems.append("%s: %s: aria-sort after two clicks: %s" % (name, heading, srt["aria"]))
+    if got["details"] == 0 or got["details_closed"] != got["details"]:
+        problems.append("%s: %d <details>, %d closed: assumptions must be folded" % (name, got["details"], got["details_closed"]))
+    if not got.get("opened_shows_kinds"):
+        problems.append("%s: the first <details>, opened, shows no assumption kinds" % name)
+    for k in expect["kinds"]:
+        if k not in got["kinds"]:
+            problems.append("%s: no assumptions of kind %s (got %s)" % (name, k, got["kinds"]))
+    if got["validated_badges"] < expect["validated"]:
+        problems.append("%s: %d validated badges, expected at least %d" % (name, got["validated_badges"], expect["validated"]))
+    if got["bold_elements"]:
+        problems.append("%s: user text became markup (%d <b> elements)" % (name, got["bold_elements"]))
+    if not screenshot(browser, page, os.path.join(work, name + ".png"), work):
+        problems.append("%s: no screenshot" % name)
+    return problems
+
+
+def main():
+    mls, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    browser = chromium()
+    if not browser:
+        msg = "check_report_browser: chromium is not installed (apt-get install chromium; cmake/setup.sh installs it)"
+        if os.environ.get("MLS_REQUIRE_CHROMIUM") == "1":
+            print(msg + ": failing, MLS_REQUIRE_CHROMIUM=1")
+            return 1
+        print(msg + ": skipped")
+        return 77
+    pages = [
+        (os.path.join(root, "scenarios", "thousand_gpus.mls"),
+         {"tables": [("table scale", 1, True, 1, 0)], "kinds": ["registry", "default", "validation"], "validated": 3}),
+        (os.path.join(root, "tests", "golden", "report", "small.mls"),
+         {"tables": [("table grow", 1, True, 3, 0), ("search pick", 0, False, 0, 1)], "kinds": ["validation"],
+          "validated": 1}),
+    ]
+    problems = []
+    with tempfile.TemporaryDirectory() as work:
+        for scenario, expect in pages:
+            problems += check_page(browser, mls, scenario, work, expect)
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print("ok: %d pages load in %s without errors; charts, regime marks, folded assumptions and sorting checked"
+          % (len(pages), os.path.basename(browser)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
