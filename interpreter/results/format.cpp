@@ -177,8 +177,8 @@ std::vector<AssumptionView> listed(const Program& p, DepSet d, FormatOptions::As
 
 std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, const std::string& indent) {
   if (!hidden || mode != FormatOptions::Assumptions::changed) return "";
-  return fmt::format("{}+ {} unchanged assumption{} (defaults, registry values; --assumptions all)\n",
-                     indent, hidden, hidden == 1 ? "" : "s");
+  return fmt::format("{}+ {} unchanged assumption{} (defaults, registry values; --assumptions all)\n", indent, hidden,
+                     hidden == 1 ? "" : "s");
 }
 
 class TextSink : public RunSink {
