@@ -166,9 +166,12 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
                  {"numeric columns: " + joined(numeric_names(t))});
   }
 
-  // Rows split by the other sweep variables' values (one line per combination).
+  // Rows split by the other sweep variables' values (one line per combination). When x is a
+  // computed column, the first sweep variable is the one each line runs along (splitting by every
+  // variable would leave one point per line).
+  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), c.x_name) != t.key_names.end();
   std::vector<std::size_t> other;
-  for (std::size_t k = 0; k < t.key_names.size(); ++k)
+  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size(); ++k)
     if (t.key_names[k] != c.x_name) other.push_back(k);
   std::vector<std::string> group_of(t.rows.size());
   std::vector<std::string> groups;
