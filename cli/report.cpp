@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "diff_run.hpp"
 #include "interpreter/report/chart.hpp"
 
 namespace mls {
@@ -61,10 +62,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 int cmd_report(const Args& a) {
-  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
-  if (a.presets.size() > 1) return usage_error("report takes one --preset");
   if (a.format != "text" && a.format != "html")
     return usage_error("report writes html, got --format '" + a.format + "'");
+  // Diff mode: two files, two presets, or --diff (FILE as written against FILE with --use/--set).
+  if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
+    DiffRun d;
+    if (const int rc = run_diff(a, "report", d)) return rc;
+    return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
+  }
+  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
+  if (a.presets.size() > 1) return usage_error("report takes one --preset");
   Session s;
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
