@@ -36,7 +36,7 @@ commands:
                   tables, an SVG chart per sweep (--out report.html; docs/report.md)
   report A.mls B.mls, report FILE --preset A --preset B, report FILE --diff --use NAME=CHOICE
                   the page of a comparison: what differs, what moved and why, both sides charted
-  plot FILE TABLE one chart of a table: braille text, or SVG with --format svg or --out X.svg
+  plot FILE TABLE one chart of a table: braille text, or SVG (--format svg, --out X.svg), or PNG (--out X.png)
                   (--x COL, --y COL,COL...)
   merge PART...    the parts of a sharded run (run --shard) merged: prints exactly what
                   one `mls run FILE` prints (--format text|json|csv|md)
