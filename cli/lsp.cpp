@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -71,6 +72,8 @@ class Framer {
     return R::message;
   }
 
+  // Also asked from the hover watchdog's thread: safe, because the server's thread is then
+  // inside the hover and changes nothing here (and started the watchdog after its last change).
   [[nodiscard]] bool pending() { return pos_ < buf_.size() || in_.pending(); }
 
  private:
@@ -227,12 +230,18 @@ int symbol_kind(SymbolInfo::Kind k) {
 
 class Server {
  public:
-  Server(const std::function<void(std::string_view)>& write, const LspOptions& opt) : write_(write) {
+  Server(const std::function<void(std::string_view)>& write, const LspOptions& opt)
+      : write_(write),
+        own_(opt.workspace ? nullptr : std::make_unique<Workspace>()),
+        ws_(opt.workspace ? *opt.workspace : *own_) {
+    ws_.close_all();
     ws_.stdlib_dir = opt.stdlib_dir;
     ws_.limits.hover_millis = opt.hover_millis;
   }
 
   int run(Framer& in) {
+    // A hover's evaluation stops when the client sends anything else (the next keystroke).
+    ws_.limits.cancelled = [&in] { return in.pending(); };
     std::string body, why;
     for (;;) {
       if (!dirty_.empty() && !in.pending()) publish_dirty();
@@ -492,7 +501,8 @@ class Server {
   }
 
   const std::function<void(std::string_view)>& write_;
-  Workspace ws_;
+  std::unique_ptr<Workspace> own_;
+  Workspace& ws_;
   bool initialized_ = false;
   bool shutdown_ = false;
   std::set<std::string> dirty_;               // uris whose diagnostics are due

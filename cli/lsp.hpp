@@ -10,6 +10,8 @@
 
 namespace mls {
 
+class Workspace;
+
 class LspInput {
  public:
   virtual ~LspInput() = default;
@@ -24,6 +26,9 @@ struct LspOptions {
   std::string stdlib_dir;  // where definitions in the prelude jump ("": not reported)
   std::size_t max_message_bytes = std::size_t{64} << 20;
   unsigned hover_millis = 2000;
+  // Serve from this workspace (its documents are closed first) instead of a new one: the fuzz
+  // target keeps one, so the prelude is not loaded again for every input.
+  Workspace* workspace = nullptr;
 };
 
 // Exit codes (docs/editors.md): 0 after `shutdown` then `exit`; 1 on `exit` without `shutdown`

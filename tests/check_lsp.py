@@ -75,6 +75,15 @@ class Client:
         body, self.buf = self.buf[:length], self.buf[length:]
         return json.loads(body)
 
+    def next_reply(self):
+        """The next message that is not a notification (those are kept)."""
+        while True:
+            m = self.recv()
+            if "method" in m and "id" not in m:
+                self.notes.append(m)
+                continue
+            return m
+
     def reply(self, rid):
         """The response to request `rid`; notifications on the way are kept."""
         while True:
@@ -259,15 +268,32 @@ def main():
     h = (r.get("result") or {}).get("contents", {}).get("value", "")
     check("not evaluated (too large" in h and time.time() - t0 < 10, "hover on a 2M-point sweep: %r" % h)
 
+    # A slow hover (2^40 calls, stopped by the step budget long after 10 ms) is cancelled by the
+    # next message: the client's next keystroke arrives in the same write.
+    slow = "file://" + os.path.join(tmp, "slow.mls")
+    text = "let f(n) = if n <= 0 then 1 else f(n - 1) + f(n - 1)\nlet big = f(40)\n"
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": slow, "languageId": "mls", "version": 1, "text": text}})
+    rid = c.next_id
+    c.next_id += 1
+    hov = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "textDocument/hover", "params": at(slow, 1, 5)}).encode()
+    chg = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                      "params": {"textDocument": {"uri": slow, "version": 2},
+                                 "contentChanges": [{"text": text + "# edited\n"}]}}).encode()
+    t0 = time.time()
+    c.raw(b"Content-Length: %d\r\n\r\n" % len(hov) + hov + b"Content-Length: %d\r\n\r\n" % len(chg) + chg)
+    h = (c.reply(rid).get("result") or {}).get("contents", {}).get("value", "")
+    check("not evaluated (cancelled" in h and time.time() - t0 < 5, "a slow hover is cancelled by the next message: %r" % h)
+    print("slow hover answered in %.2f s" % (time.time() - t0))
+
     # Malformed input: each gets an error reply (or nothing, for notifications) and the server goes on.
     c.raw(b"Content-Length: abc\r\n\r\n")
-    m = c.recv()
+    m = c.next_reply()
     check(m.get("id") is None and m.get("error", {}).get("code") == -32700, "bad Content-Length: %r" % m)
     c.raw(b"Content-Length: 5\r\n\r\n{oops")
-    m = c.recv()
+    m = c.next_reply()
     check(m.get("error", {}).get("code") == -32700, "bad JSON: %r" % m)
     c.raw(b"Content-Length: 2\r\n\r\n[]")
-    m = c.recv()
+    m = c.next_reply()
     check(m.get("error", {}).get("code") == -32600, "a batch/array: %r" % m)
     r = c.request("textDocument/formatting", doc(good))
     check(r.get("error", {}).get("code") == -32601, "unknown method: %r" % r)

@@ -95,44 +95,88 @@ std::string find_stdlib_dir(const std::vector<std::string>& candidates) {
 Workspace::Workspace() = default;
 Workspace::~Workspace() = default;
 
-void Workspace::open(const std::string& path, std::string text) {
-  auto& d = docs_[normal(path)];
-  if (!d) d = std::make_unique<Doc>();
-  d->text = std::move(text);
-  // Every analysis may read this text through an import: all of them are stale now.
+void Workspace::changed() {
+  // Any document may import any other: every analysis and cached answer is stale.
+  current_.reset();
   for (auto& [_, doc] : docs_) {
-    doc->an.reset();
+    doc->diags.reset();
     doc->repl_current = false;
   }
 }
 
+void Workspace::open(const std::string& path, std::string text) {
+  auto& d = docs_[normal(path)];
+  if (!d) d = std::make_unique<Doc>();
+  d->text = std::move(text);
+  changed();
+}
+
 void Workspace::close(const std::string& path) {
   docs_.erase(normal(path));
-  for (auto& [_, doc] : docs_) doc->an.reset();
+  changed();
+}
+
+void Workspace::close_all() {
+  docs_.clear();
+  changed();
 }
 
 bool Workspace::is_open(const std::string& path) const { return docs_.count(normal(path)) != 0; }
 
+namespace {
+
+// Renew the base after this many analyses (what rollback keeps grows a little with each).
+constexpr std::size_t kAnalysesPerBase = 256;
+
+}  // namespace
+
 Workspace::Analysis* Workspace::analysis(const std::string& raw) {
   const std::string path = normal(raw);
-  auto it = docs_.find(path);
-  if (it == docs_.end()) return nullptr;
-  Doc& d = *it->second;
-  if (d.an) return d.an.get();
+  if (!docs_.count(path)) return nullptr;
+  if (current_ && current_->path == path) return current_.get();
+  current_.reset();
+  if (!base_ || base_->analyses >= kAnalysesPerBase) {
+    base_ = std::make_unique<Base>();
+    Base& b = *base_;
+    // Open documents are read from the editor, not the disk: unsaved imports count.
+    b.s.prog.reader = [this, disk = b.s.prog.reader](const std::string& file) -> std::optional<std::string> {
+      auto open_doc = docs_.find(normal(file));
+      if (open_doc != docs_.end()) return open_doc->second->text;
+      return disk(file);
+    };
+    run_on_pipeline_stack([&] {
+      b.ok = b.s.prog.load_prelude();
+      if (b.ok) b.s.ck.check_program();
+    });
+    b.ok = b.ok && !b.s.prog.diags.has_errors();
+    b.globals = b.s.prog.globals.size();
+    b.functions = b.s.prog.functions.size();
+    b.presets = b.s.prog.presets.size();
+    b.prog_mark = b.s.prog.mark();
+    b.check_mark = b.s.ck.mark();
+  }
+  Base& b = *base_;
+  if (b.loaded) {
+    b.s.prog.rollback(b.prog_mark);
+    b.s.ck.rollback(b.check_mark);
+  }
   auto an = std::make_unique<Analysis>();
+  an->s = &b.s;
   an->path = path;
-  Program& p = an->s->prog;
-  // Open documents are read from the editor, not the disk: unsaved imports count.
-  p.reader = [this, disk = p.reader](const std::string& file) -> std::optional<std::string> {
-    auto open_doc = docs_.find(normal(file));
-    if (open_doc != docs_.end()) return open_doc->second->text;
-    return disk(file);
-  };
+  an->first_diag = b.ok ? b.s.prog.diags.size() : 0;
+  Program& p = b.s.prog;
+  b.loaded = true;
+  ++b.analyses;
   try {
-    an->ok = prepare(*an->s, path);
-    // As `mls check`: the scenario's `preset` and `use` statements are validated too.
-    if (p.main_file != kNoFile && !p.diags.has_errors())
-      run_on_pipeline_stack([&] { an->cfg = configure(p, an->s->ck, Selection{}); });
+    // What prepare() and `mls check` do after the prelude: load, check, configure.
+    run_on_pipeline_stack([&] {
+      if (!b.ok) return;
+      an->ok = p.load_main(path);
+      if (p.main_file == kNoFile) return;
+      b.s.ck.check_added(b.globals, b.functions, b.presets);
+      for (Stmt* st : p.main_stmts) b.s.ck.check_stmt(*st);
+      if (!p.diags.has_errors()) an->cfg = configure(p, b.s.ck, Selection{});
+    });
     an->ok = an->ok && an->cfg && !p.diags.has_errors();
   } catch (const DiagnosticError& e) {
     p.diags.add(e.diag);
@@ -140,9 +184,9 @@ Workspace::Analysis* Workspace::analysis(const std::string& raw) {
     p.diags.error(ErrorKind::limit_memory, Span{}, "out of memory while checking the document");
   }
   for (const auto& m : p.modules)
-    if (m.file == p.main_file && p.main_file != kNoFile) an->main = &m;
-  d.an = std::move(an);
-  return d.an.get();
+    if (m.file == p.main_file && p.main_file != kNoFile && !p.is_stdlib(m.file)) an->main = &m;
+  current_ = std::move(an);
+  return current_.get();
 }
 
 // ---- diagnostics ------------------------------------------------------------------------------
@@ -165,10 +209,13 @@ std::string suggestion_of(const std::string& help) {
 
 std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
   std::vector<WsDiagnostic> out;
+  auto doc = docs_.find(normal(path));
+  if (doc == docs_.end()) return out;
+  if (doc->second->diags) return *doc->second->diags;
   Analysis* an = analysis(path);
-  if (!an) return out;
   const Program& p = an->s->prog;
-  for (const Diagnostic& d : p.diags.items()) {
+  for (std::size_t i = an->first_diag; i < p.diags.size(); ++i) {
+    const Diagnostic& d = p.diags.items()[i];
     if (out.size() >= limits.max_diagnostics) break;
     WsDiagnostic w;
     w.error = d.severity == Severity::error;
@@ -191,6 +238,7 @@ std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
     std::erase_if(w.related, [](const auto& r) { return r.first.file.empty(); });
     out.push_back(std::move(w));
   }
+  doc->second->diags = out;
   return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +69,9 @@ struct WorkspaceLimits {
   std::size_t hover_points = 4096;     // a sweep with more points is not run on hover
   unsigned hover_millis = 2000;        // an evaluation for hover is stopped after this long
   std::size_t max_diagnostics = 1000;  // published per document
+  // Polled (from another thread, every 10 ms) while a hover evaluates: true stops it (the
+  // server: the client sent another message, such as the next keystroke). May be empty.
+  std::function<bool()> cancelled;
 };
 
 class Workspace {
@@ -81,6 +85,7 @@ class Workspace {
   // replaces its text. An open document is read instead of the disk when another one imports it.
   void open(const std::string& path, std::string text);
   void close(const std::string& path);
+  void close_all();
   [[nodiscard]] bool is_open(const std::string& path) const;
 
   // Parse, name, dimension and convention errors of the document, in source order.
@@ -105,10 +110,14 @@ class Workspace {
   // Defined in workspace_impl.hpp (named here so the hover code there can take them).
   struct Doc;
   struct Analysis;
+  struct Base;
 
  private:
   Analysis* analysis(const std::string& path);
+  void changed();
   std::map<std::string, std::unique_ptr<Doc>> docs_;
+  std::unique_ptr<Base> base_;
+  std::unique_ptr<Analysis> current_;
 };
 
 // The stdlib/ directory whose files match the embedded prelude, searched at `candidates`

@@ -22,16 +22,26 @@ namespace mls {
 
 namespace {
 
-// Raises the interrupt flag if the evaluation is still running after `millis`.
+// Raises the interrupt flag if the evaluation is still running after `millis`, or as soon as
+// `cancelled` says so.
 class Deadline {
  public:
-  explicit Deadline(unsigned millis)
-      : thread_([this, millis] {
+  Deadline(unsigned millis, const std::function<bool()>& cancelled)
+      : thread_([this, millis, &cancelled] {
+          const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
           std::unique_lock lock(mu_);
-          if (!cv_.wait_for(lock, std::chrono::milliseconds(millis), [this] { return done_; })) {
-            fired_ = true;
-            g_interrupted.store(true);
+          while (!done_) {
+            if (cancelled && cancelled()) {
+              cancelled_ = true;
+              break;
+            }
+            if (std::chrono::steady_clock::now() >= end) {
+              fired_ = true;
+              break;
+            }
+            cv_.wait_for(lock, std::chrono::milliseconds(10));
           }
+          if (!done_) g_interrupted.store(true);
         }) {}
   ~Deadline() {
     {
@@ -45,22 +55,24 @@ class Deadline {
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
   [[nodiscard]] bool fired() const { return fired_; }
+  [[nodiscard]] bool cancelled() const { return cancelled_; }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
-  std::atomic<bool> fired_{false};
+  std::atomic<bool> fired_{false}, cancelled_{false};
   std::thread thread_;  // last: starts after the members it uses
 };
 
 // Runs `fn` under the hover bounds; "" or why there is no value.
 std::string bounded(const WorkspaceLimits& lim, const std::function<void()>& fn) {
   try {
-    const Deadline deadline(lim.hover_millis);
+    const Deadline deadline(lim.hover_millis, lim.cancelled);
     try {
       run_on_pipeline_stack(fn);
     } catch (const DiagnosticError& e) {
+      if (deadline.cancelled()) return "not evaluated (cancelled: the document changed or another request came)";
       if (deadline.fired() || e.diag.kind == ErrorKind::interrupted)
         return fmt::format("not evaluated (took longer than {} ms; `mls run` evaluates it)", lim.hover_millis);
       if (e.diag.kind == ErrorKind::sweep_too_large)

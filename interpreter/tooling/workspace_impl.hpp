@@ -14,19 +14,32 @@
 
 namespace mls {
 
-// One document's analysis: built on first use after a change, dropped by the next change.
+// The prelude, loaded and checked once: every analysis loads a document on top of it and is
+// undone (Program/Checker rollback, as the REPL undoes a failed input) before the next one.
+struct Workspace::Base {
+  Session s;
+  Program::Mark prog_mark;
+  Checker::Mark check_mark;
+  std::size_t globals = 0, functions = 0, presets = 0;
+  bool ok = false;           // the prelude loaded (else its diagnostics are every document's)
+  bool loaded = false;       // a document is loaded above the marks
+  std::size_t analyses = 0;  // interned dependency sets outlive a rollback: renewed now and then
+};
+
+// The analysis of one document, valid until the next analysis or change (there is one at a time).
 struct Workspace::Analysis {
-  std::unique_ptr<Session> s = std::make_unique<Session>();
+  Session* s = nullptr;  // the base session, holding this document
   std::string path;
   bool ok = false;               // loaded and checked without errors
   std::optional<Config> cfg;     // the scenario's choices (configured with the analysis)
   const Module* main = nullptr;  // the document's statements (null: it did not load)
+  std::size_t first_diag = 0;    // the document's diagnostics start here (after the prelude's)
   [[nodiscard]] std::string_view text() const { return s->prog.sources.get(s->prog.main_file).text; }
 };
 
 struct Workspace::Doc {
   std::string text;
-  std::unique_ptr<Analysis> an;
+  std::optional<std::vector<WsDiagnostic>> diags;  // cached until a change
   // Completion: a REPL session holding the document's definitions, rebuilt after a change; the
   // last one that loaded is kept while the text does not (typing `H100.` is a parse error).
   std::unique_ptr<ReplSession> repl;
