@@ -73,9 +73,11 @@ int cmd_report(const Args& a) {
   }
   if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
   if (a.presets.size() > 1) return usage_error("report takes one --preset");
+  Args with_points = a;
+  with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
   Session s;
   int rc = 0;
-  const auto run = collected_run(a, s, a.positional[1], rc);
+  const auto run = collected_run(with_points, s, a.positional[1], rc);
   if (!run) return rc;
   return write_capped(a, s, report_html(s.prog, *run, {a.positional[1], selection_text(a)}));
 }

@@ -7,7 +7,8 @@ probe reads the page through the DOM and writes what it found as JSON into the D
 `--dump-dom` returns. Checked:
   - no script error and no Content-Security-Policy violation (a blocked fetch would be one: the
     page must need no network), and no "Uncaught" on the browser's console;
-  - the title, one <svg> chart per sweep (none for a search), regime markers on the chart and
+  - the title, one <svg> chart per sweep and per search (its evaluated points, the ranked rows
+    ringed), regime markers on the chart and
     regime rows in the table, assumptions in closed <details> that open;
   - sorting: a header click orders the rows by that column's numbers, a second click reverses
     them, and every row is still there;
@@ -45,7 +46,8 @@ PROBE = """<script>
   for (var i = 0; i < secs.length; i++) {
     var s = secs[i], table = s.querySelector('table.data');
     var info = {heading: s.querySelector('h2').textContent, svgs: s.querySelectorAll('svg').length,
-                marks: s.querySelectorAll('svg .regime-mark').length,
+                marks: s.querySelectorAll('svg .regime-mark').length, rings: s.querySelectorAll('svg circle.best').length,
+                points: s.querySelectorAll('svg g.series > g').length,
                 regime_rows: s.querySelectorAll('tr.regime').length, best_rows: s.querySelectorAll('tr.best').length,
                 rows: table.tBodies[0].rows.length, sorts: []};
     var heads = table.tHead.rows[0].cells;
@@ -226,6 +228,10 @@ def check_page(browser, mls, scenario, work, expect):
             problems.append("%s: %s has %d regime rows, expected %d" % (name, heading, sec["regime_rows"], regime_rows))
         if sec["best_rows"] != best_rows:
             problems.append("%s: %s has %d highlighted best rows, expected %d" % (name, heading, sec["best_rows"], best_rows))
+        # A search is drawn among its evaluated points: every point a marker, its ranked rows ringed.
+        if heading.startswith("search") and svgs and (sec["rings"] != sec["rows"] or sec["points"] <= sec["rows"]):
+            problems.append("%s: %s: %d ringed of %d points on the chart, %d ranked rows"
+                            % (name, heading, sec["rings"], sec["points"], sec["rows"]))
         if not sec["sorts"]:
             problems.append("%s: %s: no numeric column was sorted" % (name, heading))
         for srt in sec["sorts"]:
@@ -265,7 +271,7 @@ def main():
         (os.path.join(root, "scenarios", "thousand_gpus.mls"),
          {"tables": [("table scale", 1, True, 1, 0)], "kinds": ["registry", "default", "validation"], "validated": 3}),
         (os.path.join(root, "tests", "golden", "report", "small.mls"),
-         {"tables": [("table grow", 1, True, 3, 0), ("search pick", 0, False, 0, 1)], "kinds": ["validation"],
+         {"tables": [("table grow", 1, True, 3, 0), ("search pick", 1, False, 0, 1)], "kinds": ["validation"],
           "validated": 1}),
     ]
     problems = []

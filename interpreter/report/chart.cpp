@@ -224,6 +224,49 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
   return c;
 }
 
+std::optional<Chart> search_chart(const Table& t) {
+  if (!t.search || t.points.empty() || t.objective_displays.size() != t.objective_names.size()) return std::nullopt;
+  const bool pareto = t.objective_names.size() == 2;
+  // The x of a ranked search: its first search variable that holds a number at every point.
+  std::optional<std::size_t> xkey;
+  for (std::size_t k = 0; k < t.key_names.size() && !pareto && !xkey; ++k)
+    if (std::all_of(t.points.begin(), t.points.end(),
+                    [&](const SearchPoint& p) { return k < p.key.size() && p.key[k].k == Value::K::num; }))
+      xkey = k;
+  if (!pareto && !xkey) return std::nullopt;
+  auto shown = [&](std::size_t j, double si) { return in_unit(Num::of_double(si), t.objective_displays[j]).d; };
+  Chart c;
+  c.title = t.name + (pareto ? ": the Pareto front among the evaluated points"
+                             : ": the best " + std::to_string(t.rows.size()) + " among the evaluated points");
+  c.x_name = pareto ? t.objective_names[0] : t.key_names[*xkey];
+  c.x_unit = pareto ? t.objective_displays[0].unit : "";
+  const std::size_t yj = pareto ? 1 : 0;
+  ChartSeries all{
+      t.objective_names[yj] + (t.points_dropped ? " (the first " + std::to_string(t.points.size()) + " feasible points)"
+                                                : " (every feasible point)"),
+      {},
+      {},
+      false};
+  std::vector<std::size_t> ranked;
+  for (const auto& r : t.rows) ranked.push_back(r.point);
+  std::sort(ranked.begin(), ranked.end());
+  for (std::size_t i = 0; i < t.points.size(); ++i) {
+    const SearchPoint& sp = t.points[i];
+    if (sp.objectives.size() != t.objective_names.size()) continue;
+    const double x = pareto ? shown(0, sp.objectives[0]) : sp.key[*xkey].n.d;
+    all.pts.push_back({x, shown(yj, sp.objectives[yj]), i});
+    if (std::binary_search(ranked.begin(), ranked.end(), sp.point)) c.best.push_back(i);
+    c.x_values.push_back(x);
+  }
+  if (all.pts.empty()) return std::nullopt;
+  std::sort(c.x_values.begin(), c.x_values.end());
+  c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
+  c.x_log = !pareto && is_geometric(c.x_values);
+  c.lines = false;
+  c.panels.push_back({t.objective_displays[yj].unit, {std::move(all)}});
+  return c;
+}
+
 bool chartable(const Table& t) {
   try {
     (void)chart_of(t, {});

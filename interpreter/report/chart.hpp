@@ -63,6 +63,12 @@ struct ChartSpec {
 // did-you-mean). Throws DiagnosticError.
 [[nodiscard]] Chart chart_of(const Table& t, const ChartSpec& spec);
 
+// A search among its evaluated points (Table::points, kept by RunOptions::keep_search_points):
+// a Pareto search as its two objectives against each other, a ranked one as its objective
+// against the first numeric search variable; every kept point drawn, the table's rows (the
+// front, or the best `top`) ringed. Nullopt when the points were not kept or cannot be drawn.
+[[nodiscard]] std::optional<Chart> search_chart(const Table& t);
+
 // Whether the table has a chart with the default spec (a numeric x and at least one numeric y).
 [[nodiscard]] bool chartable(const Table& t);
 

@@ -100,6 +100,7 @@ struct Page {
       out += fmt::format("<p class=\"counts\">{} infeasible: {}</p>\n", n, esc(why));
     if (t.rows.empty()) out += "<p>no feasible point</p>\n";
     if (!t.search && chartable(t)) out += chart_svg(chart_of(t, {}));
+    if (const auto c = search_chart(t)) out += chart_svg(*c);
     // Regime notes per row.
     std::map<std::size_t, std::string> notes;
     for (const auto& n : t.notes) notes[n.row] += (notes[n.row].empty() ? "" : "; ") + n.text;

@@ -48,6 +48,14 @@ struct Note {
   std::string key;  // the row's sweep-variable values, "gpus=32"
 };
 
+// A feasible point a search evaluated, kept for a picture of the search (RunOptions::
+// keep_search_points): its objective values (binary64, SI) and its sweep-variable values.
+struct SearchPoint {
+  std::size_t point = 0;  // index in enumeration order (a ranked row's Row::point)
+  std::vector<double> objectives;
+  std::vector<Value> key;
+};
+
 struct Table {
   std::string name;
   Span span;
@@ -63,8 +71,16 @@ struct Table {
   // in order of first occurrence; they are counted in `infeasible` too.
   std::vector<std::pair<std::string, std::size_t>> errors;
   std::string objective;  // search: "maximize r.throughput"
-  std::string engine;     // "exact", "binary64 compiled", "binary64 evaluator (reason)"
+  // Searches with keep_search_points: each objective's text and display unit, and the feasible
+  // points in enumeration order, the first kMaxSearchPoints of them (the rest counted).
+  std::vector<std::string> objective_names;
+  std::vector<Display> objective_displays;
+  std::vector<SearchPoint> points;
+  std::size_t points_dropped = 0;
+  std::string engine;  // "exact", "binary64 compiled", "binary64 evaluator (reason)"
 };
+
+inline constexpr std::size_t kMaxSearchPoints = 20000;
 
 struct AssertOutcome {
   bool ok = true;

@@ -61,6 +61,9 @@ struct RunOptions {
   // A shown value or assert that fails at run time goes to RunSink::error and the run continues
   // with the next one (`mls run` prints what was computed, then the errors). Sweeps still stop.
   bool keep_going = false;
+  // Searches also keep every feasible point's objectives (Table::points) for a picture of the
+  // search among its evaluated points (`mls report`); off elsewhere, where nobody draws them.
+  bool keep_search_points = false;
 };
 
 // Runs the main statements into a sink. Runtime errors are thrown as DiagnosticError.

@@ -81,6 +81,11 @@ class SweepRunner {
         maximize_ = item.maximize;
         t.objective = "pareto " + std::string(p_.sources.slice(item.span)).substr(7);
       }
+      if (item.kind == BK::maximize || item.kind == BK::minimize || item.kind == BK::pareto)
+        for (const auto& e : item.exprs) {
+          t.objective_names.emplace_back(p_.sources.slice(e->span));
+          objective_types_.push_back(ck_.expr_type(e.get()));
+        }
       if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
     }
     if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
@@ -181,10 +186,12 @@ class SweepRunner {
             ++it->second;
           o.error.clear();
         }
-        if (!t.search)
+        if (!t.search) {
           emit_row(o, first_point + k);
-        else if (o.feasible)
+        } else if (o.feasible) {
+          if (opt_.keep_search_points) keep_point(t, o, first_point + k);
           offer(best, first_point + k, std::move(o));
+        }
       }
       progress.update(first_point + outs.size());
     };
@@ -200,6 +207,15 @@ class SweepRunner {
     progress.done();
 
     if (t.search) {
+      if (opt_.keep_search_points) {
+        // Each objective shown in the unit its largest kept value reads best in.
+        for (std::size_t j = 0; j < objective_types_.size(); ++j) {
+          double biggest = 0;
+          for (const auto& sp : t.points)
+            if (j < sp.objectives.size()) biggest = std::max(biggest, std::abs(sp.objectives[j]));
+          t.objective_displays.push_back(display_for(p_, objective_types_[j], biggest));
+        }
+      }
       if (pareto_) front_sort(best);
       std::vector<PointOut*> sample;
       for (auto& [i, o] : best) sample.push_back(&o);
@@ -506,6 +522,16 @@ class SweepRunner {
                                          "a part names an assert that '" + t.name + "' does not have")};
       asserts.push_back(failed_assert(s_.body[item], domains, i));
     }
+  }
+
+  void keep_point(Table& t, const PointOut& o, std::size_t index) const {
+    if (t.points.size() >= kMaxSearchPoints) {
+      ++t.points_dropped;
+      return;
+    }
+    SearchPoint sp{index, {}, o.key};
+    for (const auto& v : o.objectives) sp.objectives.push_back(v.k == Value::K::num ? v.n.d : 0.0);
+    t.points.push_back(std::move(sp));
   }
 
   // Ranking for searches, kept to the best `top_` (or the Pareto front) as points stream in.
@@ -837,6 +863,7 @@ class SweepRunner {
   std::mutex sig_mu_;
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
+  std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)
   std::vector<bool> maximize_;
   std::size_t top_ = 5;
 };
