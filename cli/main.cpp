@@ -19,6 +19,7 @@
 #include "interpreter/results/format.hpp"
 #include "interpreter/runtime/interrupt.hpp"
 #include "interpreter/tooling/driver.hpp"
+#include "lsp.hpp"
 
 namespace mls {
 namespace {
@@ -45,6 +46,8 @@ commands:
   conventions     list every convention, its choices and its default
   presets         list every preset and its choices
   repl [FILE...]  interactive exploration
+  lsp             a Language Server Protocol server on stdin/stdout for editors (docs/editors.md;
+                  exit 0 after shutdown and exit, 1 without shutdown)
 
 options:
   --format text|json|csv|md   output format (run, diff: text|json)
@@ -427,6 +430,8 @@ int cmd_check(const Args& a) {
 }
 
 int dispatch(int argc, char** argv) {
+  // `mls lsp` takes options of its own (--stdio, which editors pass, and --stdlib DIR).
+  if (argc >= 2 && std::string_view(argv[1]) == "lsp") return cmd_lsp(argc, argv);
   Args a;
   std::string error;
   if (const int rc = parse_args(argc, argv, a, error)) return usage_error(error);

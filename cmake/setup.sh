@@ -13,6 +13,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm (with node): the editor grammar test (tests/check_grammar.py) tokenizes with vscode-textmate.
+# Debian's package only if no npm is there already (a NodeSource node ships its own).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -31,4 +34,9 @@ elif [ "${1:-}" = "--sanitize" ]; then
 else
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMLS_WERROR=ON >/dev/null
   cmake --build build -j"$jobs"
+  # The grammar test's npm packages, pinned, in the build directory (never in the repository).
+  if [ ! -d build/npm/node_modules/vscode-textmate ] || [ ! -d build/npm/node_modules/vscode-oniguruma ]; then
+    npm install --silent --no-audit --no-fund --prefix build/npm vscode-textmate@9.3.2 vscode-oniguruma@2.0.1 >/dev/null ||
+      echo "setup: npm install failed; the editors/grammar test will skip (MLS_REQUIRE_NPM=1 fails it)" >&2
+  fi
 fi

@@ -466,12 +466,12 @@ class Compiler {
     for (const auto& a : e.args) args.push_back(expr(*a.value, env));
     const NativeImpl& native = native_table()[static_cast<std::size_t>(p_.natives[e.ref.index].impl)];
     auto un = [&](Op op) { return unary_op(op, args[0]); };
-    // No default: a native added to the table fails -Wswitch here until it is compiled or
-    // listed with the ones that stay on the evaluator.
-    switch (native.id) {
-      case NativeId::max:
-      case NativeId::min: {
-        const bool is_max = native.id == NativeId::max;
+    // The native's row in semantics/natives.cpp names its operation (or why it has none). No
+    // default: an operation added there fails -Wswitch here until it is compiled.
+    switch (native.fast.op) {
+      case FastOp::max:
+      case FastOp::min: {
+        const bool is_max = native.fast.op == FastOp::max;
         if (args[0].cst && args[1].cst) {
           const bool take_b = is_max ? args[1].v > args[0].v : args[1].v < args[0].v;
           return args[take_b ? 1 : 0];
@@ -482,26 +482,26 @@ class Compiler {
         r.reg = d;
         return r;
       }
-      case NativeId::clamp: {
+      case FastOp::clamp: {
         const std::uint32_t d = new_reg();
         emit(Ins{Op::clamp, d, reg_of(args[0]), reg_of(args[1]), reg_of(args[2]), new_slot()});
         CVal r;
         r.reg = d;
         return r;
       }
-      case NativeId::abs: return un(Op::abs);
-      case NativeId::floor: return args[0].cst ? constant(CVal::K::num, std::floor(args[0].v)) : un(Op::floor);
-      case NativeId::ceil: return args[0].cst ? constant(CVal::K::num, std::ceil(args[0].v)) : un(Op::ceil);
-      case NativeId::round: return un(Op::round);
-      case NativeId::sqrt: return un(Op::sqrt);
-      case NativeId::exp: return un(Op::exp);
-      case NativeId::ln: return un(Op::ln);
-      case NativeId::log2: return un(Op::log2);
-      case NativeId::log10: return un(Op::log10);
-      case NativeId::pow: return binary_op(Op::powf, args[0], args[1], CVal::K::num);
-      case NativeId::erlang_c: return binary_op(Op::erlang_c, args[0], args[1], CVal::K::num);
-      case NativeId::len: return constant(CVal::K::num, static_cast<double>(args[0].items.size()));
-      case NativeId::sum: {
+      case FastOp::abs: return un(Op::abs);
+      case FastOp::floor: return args[0].cst ? constant(CVal::K::num, std::floor(args[0].v)) : un(Op::floor);
+      case FastOp::ceil: return args[0].cst ? constant(CVal::K::num, std::ceil(args[0].v)) : un(Op::ceil);
+      case FastOp::round: return un(Op::round);
+      case FastOp::sqrt: return un(Op::sqrt);
+      case FastOp::exp: return un(Op::exp);
+      case FastOp::ln: return un(Op::ln);
+      case FastOp::log2: return un(Op::log2);
+      case FastOp::log10: return un(Op::log10);
+      case FastOp::pow: return binary_op(Op::powf, args[0], args[1], CVal::K::num);
+      case FastOp::erlang_c: return binary_op(Op::erlang_c, args[0], args[1], CVal::K::num);
+      case FastOp::list_len: return constant(CVal::K::num, static_cast<double>(args[0].items.size()));
+      case FastOp::list_sum: {
         CVal acc = constant(CVal::K::num, 0);
         bool first = true;
         for (const auto& x : args[0].items) {
@@ -511,7 +511,7 @@ class Compiler {
         }
         return acc;
       }
-      case NativeId::at: {
+      case FastOp::list_at: {
         if (!args[1].cst) throw Unsupported{"a list indexed at run time"};
         const double i = args[1].v;
         if (i < 0 || i >= static_cast<double>(args[0].items.size()) || std::floor(i) != i) {
@@ -520,20 +520,17 @@ class Compiler {
         }
         return args[0].items[static_cast<std::size_t>(i)];
       }
-      case NativeId::field_or:
-      case NativeId::has_field: {
+      case FastOp::field_or:
+      case FastOp::has_field: {
         if (!args[1].cst) throw Unsupported{"a field looked up by a run-time name"};
         const CVal* f = args[0].field(intern(c_.strings[static_cast<std::size_t>(args[1].v)]));
-        if (native.id == NativeId::has_field) return constant(CVal::K::boolean, f ? 1 : 0);
+        if (native.fast.op == FastOp::has_field) return constant(CVal::K::boolean, f ? 1 : 0);
         return f ? *f : args[2];
       }
-      case NativeId::error: emit(Ins{Op::fail}); return constant(CVal::K::num, 0);
+      case FastOp::fail: emit(Ins{Op::fail}); return constant(CVal::K::num, 0);
       // The value itself; its validation assumption is provenance, which the evaluator adds.
-      case NativeId::validated: return args[1];
-      // A simulation returning a record of counts: it stays on the evaluator.
-      case NativeId::kv_alloc_sim: break;
-      case NativeId::hf_config: break;
-      case NativeId::serve_sim: break;
+      case FastOp::second_arg: return args[1];
+      case FastOp::none: break;  // the row's why_not says why
     }
     throw Unsupported{std::string("native '") + native.name + "'"};
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config.hpp"
 #include "grammar/symbols.hpp"
 #include "natives.hpp"
 #include "resolve.hpp"
@@ -677,25 +678,12 @@ void Checker::check_stmt(Stmt& s) {
   }
 }
 
-namespace {
-// In the value of a `set`, the global it sets means the value before the set (item 1 of issue
-// 19: `--set 'mttf.gpu=mttf.gpu * 2'` doubles it). Only names written in the value itself: a
-// function it calls reads the final value, which configure() reports as a cycle.
-bool mark_prior(Expr& e, std::uint32_t g) {
-  bool marked = false;
-  if (e.kind == EK::name && e.ref.kind == RefKind::global && e.ref.index == g) marked = e.ref.prior = true;
-  for_each_child(e, [g, &marked](Expr& k) { marked = mark_prior(k, g) || marked; });
-  return marked;
-}
-}  // namespace
-
 void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr& value, int nslots) {
   Env env;
   env.slots.assign(static_cast<std::size_t>(std::max(nslots, 0)), t_error());
   const Decl* d = p_.lookup(path.front());
-  const bool self = d && d->kind == RefKind::global && mark_prior(value, d->index);
-  // As configure() decides: a value that reads what it sets overrides the global's field.
-  const std::vector<Expr*> lits = self ? std::vector<Expr*>{} : override_targets_literals(p_, path);
+  mark_set_reads_target(p_, path, value);
+  const std::vector<Expr*> lits = set_replaced_literals(p_, path, value);
   if (!lits.empty()) {
     TypeP v = expr(value, env);
     std::string where;

@@ -18,6 +18,13 @@ bool reads_prior(const Expr& e) {
   return found;
 }
 
+bool mark_prior(Expr& e, std::uint32_t g) {
+  bool marked = false;
+  if (e.kind == EK::name && e.ref.kind == RefKind::global && e.ref.index == g) marked = e.ref.prior = true;
+  for_each_child(e, [g, &marked](Expr& k) { marked = mark_prior(k, g) || marked; });
+  return marked;
+}
+
 // A `set` can make definitions depend on each other in a cycle that the checker, which sees
 // definitions and not which sets a run applies, cannot: `set x = y` with `set y = x`, or
 // `set x = f()` where f reads x. Evaluating such a global would wait for itself, so configure
@@ -197,7 +204,7 @@ struct Builder {
     std::string name;
     for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
     const Decl* d = p.lookup(path.front());
-    const std::vector<Expr*> lits = override_targets_literals(p, path);
+    const std::vector<Expr*> lits = set_replaced_literals(p, path, *value);
     if (lits.empty() && (!d || d->kind != RefKind::global)) return;  // reported by the checker
     Override o;
     o.path = path;
@@ -212,9 +219,7 @@ struct Builder {
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     o.reads_prior = reads_prior(*value);
-    // A value that reads what it sets (`mttf.gpu = mttf.gpu * 2`) overrides the global's field on
-    // the value before the set; any other value replaces the literal where it is written.
-    if (!lits.empty() && !o.reads_prior) {
+    if (!lits.empty()) {
       cfg.literal_override_atoms.push_back(o.atom);
       // A later setting of the same name (scenario over preset, command line over scenario) wins.
       for (const Expr* lit : lits) cfg.literal_overrides[lit->atom] = o;
@@ -266,6 +271,16 @@ struct Builder {
 };
 
 }  // namespace
+
+bool mark_set_reads_target(Program& p, const std::vector<Sym>& path, Expr& value) {
+  const Decl* d = p.lookup(path.front());
+  return d && d->kind == RefKind::global && mark_prior(value, d->index);
+}
+
+std::vector<Expr*> set_replaced_literals(Program& p, const std::vector<Sym>& path, const Expr& value) {
+  if (reads_prior(value)) return {};
+  return override_targets_literals(p, path);
+}
 
 std::size_t replacing_override(const std::vector<Override>& ovs) {
   std::size_t first = 0;

@@ -33,6 +33,16 @@ struct Override {
 // definition is evaluated and every override applies on top of it, in order.
 [[nodiscard]] std::size_t replacing_override(const std::vector<Override>& ovs);
 
+// The rule of a `set` whose value names the global it sets (item 1 of issue 19: `--set
+// 'mttf.gpu=mttf.gpu * 2'` doubles it), in one place for the checker and configure():
+// mark_set_reads_target marks those names in the value (they read the value before the set; only
+// names written in the value itself: a function it calls reads the final value, which configure()
+// reports as a cycle) and says whether there were any; set_replaced_literals gives the literals
+// the set replaces where they are written (`H100.hbm.size`, a parameter default) — none when the
+// value reads its target, which then overrides the global's field on the value before the set.
+bool mark_set_reads_target(Program& p, const std::vector<Sym>& path, Expr& value);
+[[nodiscard]] std::vector<Expr*> set_replaced_literals(Program& p, const std::vector<Sym>& path, const Expr& value);
+
 struct Config {
   std::string preset;                            // "mls" unless chosen
   std::string preset_via;                        // "default", "scenario", "command line"

@@ -196,34 +196,42 @@ TypeP t_hf_config(NativeCheck& c) {
 
 // The rows in NativeId order, so that native_table()[id] is the row of `id`.
 constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
-    {NativeId::max, "max", 2, true, false, t_same_numbers, "the larger of two quantities"},
-    {NativeId::min, "min", 2, true, false, t_same_numbers, "the smaller of two quantities"},
-    {NativeId::clamp, "clamp", 3, true, false, t_clamp, "x limited to [lo, hi]"},
-    {NativeId::abs, "abs", 1, false, false, t_num_same, "absolute value"},
-    {NativeId::floor, "floor", 1, false, false, t_rounding, "largest integer <= x"},
-    {NativeId::ceil, "ceil", 1, false, false, t_rounding, "smallest integer >= x"},
-    {NativeId::round, "round", 1, false, false, t_rounding, "nearest integer, halves away from zero"},
-    {NativeId::sqrt, "sqrt", 1, false, true, t_sqrt, "square root (binary64)"},
-    {NativeId::exp, "exp", 1, false, true, t_transcendental, "e^x (binary64)"},
-    {NativeId::ln, "ln", 1, false, true, t_transcendental, "natural logarithm (binary64)"},
-    {NativeId::log2, "log2", 1, false, true, t_transcendental, "base-2 logarithm (binary64)"},
-    {NativeId::log10, "log10", 1, false, true, t_transcendental, "base-10 logarithm (binary64)"},
-    {NativeId::pow, "pow", 2, false, true, t_transcendental, "x^y for real y (binary64)"},
-    {NativeId::len, "len", 1, false, false, t_len, "number of list elements"},
-    {NativeId::sum, "sum", 1, false, false, t_sum, "sum of a list of quantities"},
-    {NativeId::at, "at", 2, false, false, t_at, "list element by 0-based index"},
-    {NativeId::field_or, "field_or", 3, false, false, t_field_or, "a record's field by name, or a default"},
-    {NativeId::has_field, "has_field", 2, false, false, t_has_field, "whether a record has a field"},
-    {NativeId::error, "error", 1, false, false, t_error_fn, "stop with a runtime error"},
-    {NativeId::erlang_c, "erlang_c", 2, false, true, t_erlang_c, "M/M/c probability of waiting (Erlang C, log space)"},
+    {NativeId::max, "max", 2, true, false, t_same_numbers, "the larger of two quantities", compiled(FastOp::max)},
+    {NativeId::min, "min", 2, true, false, t_same_numbers, "the smaller of two quantities", compiled(FastOp::min)},
+    {NativeId::clamp, "clamp", 3, true, false, t_clamp, "x limited to [lo, hi]", compiled(FastOp::clamp)},
+    {NativeId::abs, "abs", 1, false, false, t_num_same, "absolute value", compiled(FastOp::abs)},
+    {NativeId::floor, "floor", 1, false, false, t_rounding, "largest integer <= x", compiled(FastOp::floor)},
+    {NativeId::ceil, "ceil", 1, false, false, t_rounding, "smallest integer >= x", compiled(FastOp::ceil)},
+    {NativeId::round, "round", 1, false, false, t_rounding, "nearest integer, halves away from zero",
+     compiled(FastOp::round)},
+    {NativeId::sqrt, "sqrt", 1, false, true, t_sqrt, "square root (binary64)", compiled(FastOp::sqrt)},
+    {NativeId::exp, "exp", 1, false, true, t_transcendental, "e^x (binary64)", compiled(FastOp::exp)},
+    {NativeId::ln, "ln", 1, false, true, t_transcendental, "natural logarithm (binary64)", compiled(FastOp::ln)},
+    {NativeId::log2, "log2", 1, false, true, t_transcendental, "base-2 logarithm (binary64)", compiled(FastOp::log2)},
+    {NativeId::log10, "log10", 1, false, true, t_transcendental, "base-10 logarithm (binary64)",
+     compiled(FastOp::log10)},
+    {NativeId::pow, "pow", 2, false, true, t_transcendental, "x^y for real y (binary64)", compiled(FastOp::pow)},
+    {NativeId::len, "len", 1, false, false, t_len, "number of list elements", compiled(FastOp::list_len)},
+    {NativeId::sum, "sum", 1, false, false, t_sum, "sum of a list of quantities", compiled(FastOp::list_sum)},
+    {NativeId::at, "at", 2, false, false, t_at, "list element by 0-based index", compiled(FastOp::list_at)},
+    {NativeId::field_or, "field_or", 3, false, false, t_field_or, "a record's field by name, or a default",
+     compiled(FastOp::field_or)},
+    {NativeId::has_field, "has_field", 2, false, false, t_has_field, "whether a record has a field",
+     compiled(FastOp::has_field)},
+    {NativeId::error, "error", 1, false, false, t_error_fn, "stop with a runtime error", compiled(FastOp::fail)},
+    {NativeId::erlang_c, "erlang_c", 2, false, true, t_erlang_c, "M/M/c probability of waiting (Erlang C, log space)",
+     compiled(FastOp::erlang_c)},
     {NativeId::validated, "validated", 2, false, false, t_validated,
-     "a value with its model's measured error band (family of validation cases) as an assumption"},
+     "a value with its model's measured error band (family of validation cases) as an assumption",
+     compiled(FastOp::second_arg)},
     {NativeId::hf_config, "hf_config", 1, false, false, t_hf_config,
-     "a Hugging Face config.json read before evaluation, as transformer() shape fields"},
+     "a Hugging Face config.json read before evaluation, as transformer() shape fields",
+     evaluator_only("reads a file (a config.json) into a record of numbers and strings")},
     {NativeId::kv_alloc_sim, "kv_alloc_sim", 1, false, false, kvsim::type_rule,
-     "paged vs static KV allocation simulation"},
+     "paged vs static KV allocation simulation", evaluator_only("a simulation returning a record of counts")},
     {NativeId::serve_sim, "serve_sim", 1, false, true, servesim::type_rule,
-     "request-level continuous-batching serving simulation"},
+     "request-level continuous-batching serving simulation",
+     evaluator_only("a request-level simulation returning a record, bounded by the step budget")},
 }};
 
 constexpr bool rows_in_id_order() {
@@ -232,6 +240,15 @@ constexpr bool rows_in_id_order() {
   return true;
 }
 static_assert(rows_in_id_order(), "natives.cpp: the table's rows must follow NativeId");
+
+// Every row is compiled or says why not (tests/unit/natives_test.cpp checks the same at run time).
+constexpr bool fast_forms_stated() {
+  for (const auto& n : kNatives)
+    if ((n.fast.op == FastOp::none) != (n.fast.why_not != nullptr) || (n.fast.why_not && !*n.fast.why_not))
+      return false;
+  return true;
+}
+static_assert(fast_forms_stated(), "natives.cpp: each row needs compiled(op) or evaluator_only(\"why\")");
 
 }  // namespace
 

@@ -18,9 +18,9 @@ namespace mls {
 
 class Program;
 
-// Every native, in table order. The evaluator and the fast path switch on it, so a new native
-// without an evaluation fails to compile (a static_assert in native_eval.cpp), and one the fast
-// path has not decided about fails -Wswitch there.
+// Every native, in table order. The evaluator indexes its evaluations by it, so a new native
+// without an evaluation fails to compile (a static_assert in native_eval.cpp); the fast path
+// reads the row's FastForm instead (below).
 enum class NativeId : std::uint8_t {
   max,
   min,
@@ -64,6 +64,45 @@ struct NativeCheck {
 
 using TypeRule = TypeP (*)(NativeCheck&);
 
+// The native's compiled form on the fast sweep path (runtime/fastpath.cpp): large sweeps run as
+// binary64 register code, and a call compiles to the operation its row names here. A native the
+// compiled path cannot express says why in its row instead; a sweep that calls it then runs on
+// the evaluator (slower, same numbers). The fast path switches on FastOp with no default, so a
+// new operation fails -Wswitch there until it is compiled; a new native only picks a row's form.
+enum class FastOp : std::uint8_t {
+  none,  // evaluator only: FastForm::why_not says why
+  // one instruction each (constant arguments fold where the evaluator's result is exact)
+  max,
+  min,
+  clamp,
+  abs,
+  floor,
+  ceil,
+  round,
+  sqrt,
+  exp,
+  ln,
+  log2,
+  log10,
+  pow,
+  erlang_c,
+  // resolved while compiling: the shapes of lists and records are known then
+  list_len,
+  list_sum,
+  list_at,
+  field_or,
+  has_field,
+  fail,        // error(): the row fails, as on the evaluator
+  second_arg,  // validated(): the value itself; its assumption is provenance the evaluator adds
+};
+
+struct FastForm {
+  FastOp op;
+  const char* why_not;  // nullptr iff op != none
+};
+[[nodiscard]] constexpr FastForm compiled(FastOp op) { return FastForm{op, nullptr}; }
+[[nodiscard]] constexpr FastForm evaluator_only(const char* why) { return FastForm{FastOp::none, why}; }
+
 struct NativeImpl {
   NativeId id;  // == the row's index (checked at compile time)
   const char* name;
@@ -72,6 +111,7 @@ struct NativeImpl {
   bool approximates;  // may leave exact arithmetic (sqrt, exp, ...)
   TypeRule type;
   const char* doc;
+  FastForm fast;  // the compiled sweep path's operation, or why there is none
 };
 
 [[nodiscard]] std::span<const NativeImpl> native_table();

@@ -67,7 +67,7 @@ Program::Program() {
   reader = [](const std::string& path) { return read_disk(path); };
 }
 
-Program::Mark Program::mark() const {
+Program::Mark Program::begin_input() {
   global_floor_ = globals.size();
   marked_ = true;
   return Mark{sources.size(),
@@ -106,6 +106,12 @@ void Program::unbind(Sym name) {
 
 void Program::touch_global(std::uint32_t g) {
   if (g < global_floor_) global_log_.emplace_back(g, globals[g]);
+}
+
+void Program::commit(const Mark& m) {
+  // The entries since m could only serve a rollback to m (or before), which the caller gives up.
+  scope_log_.resize(m.scope_log);
+  global_log_.resize(m.global_log, {0, GlobalDef{}});
 }
 
 void Program::rollback(const Mark& m) {

@@ -112,6 +112,8 @@ class Program {
   // copy of every table per input made a REPL run quadratic): append-only tables are cut back
   // to their length, and the few changes to existing entries (scope bindings, a global checked
   // for the first time) are undone from a log. Marks nest; rolling back to one forgets later ones.
+  // An input that succeeds is committed: its log entries are dropped (a long session's logs stay
+  // as small as one input), and neither its mark nor an earlier one may be rolled back to after.
   struct Mark {
     std::size_t sources, diags, modules, globals, functions, natives, conventions, presets, main_stmts, loaded_paths,
         validated_families, scope_log, global_log;
@@ -119,8 +121,11 @@ class Program {
     UnitTable::Mark units;
     Deps::Mark deps;
   };
-  [[nodiscard]] Mark mark() const;
+  // Not const: from here on, changes to existing entries are logged.
+  [[nodiscard]] Mark begin_input();
   void rollback(const Mark& m);
+  void commit(const Mark& m);
+  [[nodiscard]] std::size_t undo_entries() const { return scope_log_.size() + global_log_.size(); }
 
   [[nodiscard]] const Decl* lookup(Sym s) const;
   [[nodiscard]] int convention_index(Sym s) const;
@@ -139,8 +144,8 @@ class Program {
   // changes below the last mark's sizes need an entry (later ones are cut off anyway).
   std::vector<std::pair<Sym, std::optional<Decl>>> scope_log_;
   std::vector<std::pair<std::uint32_t, GlobalDef>> global_log_;
-  mutable std::size_t global_floor_ = 0;        // globals.size() at the last mark()
-  mutable bool marked_ = false;                 // no mark yet (`mls run`): nothing to log
+  std::size_t global_floor_ = 0;                // globals.size() at the last begin_input()
+  bool marked_ = false;                         // no input begun (`mls run`): nothing to log
   std::vector<std::pair<Sym, Decl>> deferred_;  // Redefine::after_resolve, within add_module
 };
 

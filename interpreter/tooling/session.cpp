@@ -120,8 +120,8 @@ void ReplSession::install_hooks(Program& p) {
   };
 }
 
-ReplSession::Snapshot ReplSession::take() const {
-  return Snapshot{s_->prog.mark(), s_->ck.mark(), cfg_, cfg_ ? cfg_->overrides.size() : 0, dirty_};
+ReplSession::Snapshot ReplSession::take() {
+  return Snapshot{s_->prog.begin_input(), s_->ck.mark(), cfg_, cfg_ ? cfg_->overrides.size() : 0, dirty_};
 }
 
 void ReplSession::restore(const Snapshot& s) {
@@ -131,6 +131,9 @@ void ReplSession::restore(const Snapshot& s) {
   if (cfg_ && cfg_->overrides.size() > s.overrides) cfg_->overrides.resize(s.overrides);
   dirty_ = s.dirty;
 }
+
+// The input succeeded: it stays, and its undo entries go (nothing rolls back past it any more).
+void ReplSession::accept(const Snapshot& s) { s_->prog.commit(s.prog); }
 
 ReplSession::Counts ReplSession::counts() const {
   const Program& p = s_->prog;
@@ -332,6 +335,7 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   // Warnings are shown once; diagnostics never outlive their input.
   out.diagnostics = render_from(p.sources, p.diags, snap.prog.diags, out.exit_code);
   p.diags.truncate(snap.prog.diags);
+  accept(snap);
   return out;
 }
 
@@ -432,6 +436,7 @@ Outcome ReplSession::load(const std::string& path) {
   dirty_ = true;  // the file may `use` or `set`
   if (!ensure_config()) return fail(std::move(out), snap);
   files_.push_back(norm);
+  accept(snap);
   return out;
 }
 

@@ -93,8 +93,9 @@ class ReplSession {
   struct Counts {
     std::size_t globals, functions, presets, conventions, main;
   };
-  [[nodiscard]] Snapshot take() const;
+  [[nodiscard]] Snapshot take();
   void restore(const Snapshot& s);
+  void accept(const Snapshot& s);
   [[nodiscard]] Counts counts() const;
   void check_new(const Counts& before);
   bool ensure_config();

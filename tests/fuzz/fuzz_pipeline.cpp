@@ -133,7 +133,7 @@ std::unique_ptr<Base> make_base() {
   b->globals = b->s.prog.globals.size();
   b->functions = b->s.prog.functions.size();
   b->presets = b->s.prog.presets.size();
-  b->prog_mark = b->s.prog.mark();
+  b->prog_mark = b->s.prog.begin_input();
   b->check_mark = b->s.ck.mark();
   return b;
 }

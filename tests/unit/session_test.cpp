@@ -83,6 +83,23 @@ TEST_CASE("a failed input leaves every table as it was") {
   CHECK(answer(s, "a") == "1 GB");         // the answer input bound `ans`, nothing else
 }
 
+TEST_CASE("a successful input drops its undo entries") {
+  // Redefinitions and `ans` log the bindings they replace, for rollback; once the input has
+  // succeeded nothing rolls back past it, so a long session's log stays as small as one input.
+  ReplSession s;
+  fresh(s);
+  for (int i = 1; i <= 20; ++i) {
+    REQUIRE(in(s, "let x = " + std::to_string(i) + " GB").status == Outcome::Status::ok);
+    CHECK(answer(s, "x * 2") == std::to_string(2 * i) + " GB");
+    CHECK(s.program().undo_entries() == 0);
+  }
+  // A failed input after them still rolls back to exactly where it began.
+  const State before = state(s);
+  CHECK(in(s, "let x = 1\nlet q = 1 GB + 1 s").status == Outcome::Status::failed);
+  CHECK(state(s) == before);
+  CHECK(answer(s, "x") == "20 GB");
+}
+
 TEST_CASE("an error inside a function body is reported each time the call is typed") {
   // The checker memoises instantiations; a failed input must not leave its memo behind.
   ReplSession s;

@@ -1,0 +1,399 @@
+// workspace.cpp — open documents, their analysis (the `mls check` phases: prelude, scenario,
+// resolve, check, configure) and the answers that read the syntax tree: diagnostics,
+// definitions, references, completion and symbols. Hover is in workspace_hover.cpp.
+#include "workspace.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "completion.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/stack.hpp"
+#include "interpreter/semantics/stdlib_embed.hpp"
+#include "workspace_impl.hpp"
+
+namespace mls {
+
+// ---- positions --------------------------------------------------------------------------------
+
+namespace {
+
+// UTF-16 code units of the UTF-8 sequence starting with byte `c` (1, or 2 for 4-byte sequences).
+int utf16_units(unsigned char c) { return c >= 0xF0 ? 2 : 1; }
+bool continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+std::string normal(const std::string& path) { return std::filesystem::path(path).lexically_normal().generic_string(); }
+
+}  // namespace
+
+TextPos text_pos(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  TextPos p;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++p.line;
+      line_start = i + 1;
+    }
+  for (std::size_t i = line_start; i < offset; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!continuation(c)) p.character += static_cast<std::uint32_t>(utf16_units(c));
+  }
+  return p;
+}
+
+std::size_t text_offset(std::string_view text, TextPos p) {
+  std::size_t i = 0;
+  for (std::uint32_t line = 0; line < p.line; ++line) {
+    const std::size_t nl = text.find('\n', i);
+    if (nl == std::string_view::npos) return text.size();
+    i = nl + 1;
+  }
+  std::uint32_t units = 0;
+  while (i < text.size() && text[i] != '\n' && units < p.character) {
+    units += static_cast<std::uint32_t>(utf16_units(static_cast<unsigned char>(text[i])));
+    ++i;
+    while (i < text.size() && continuation(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  return i;
+}
+
+TextRange range_of(const Program& p, Span s) {
+  if (!s.valid() || s.file >= p.sources.size()) return {};
+  const std::string_view text = p.sources.get(s.file).text;
+  return TextRange{text_pos(text, s.begin), text_pos(text, s.end)};
+}
+
+std::string file_of(const Program& p, FileId f, const std::string& stdlib_dir) {
+  if (f == kNoFile || f >= p.sources.size()) return "";
+  const SourceFile& sf = p.sources.get(f);
+  if (!sf.is_stdlib) return sf.name;
+  const std::string_view prefix = "stdlib/";
+  if (stdlib_dir.empty() || sf.name.rfind(prefix, 0) != 0) return "";
+  return (std::filesystem::path(stdlib_dir) / sf.name.substr(prefix.size())).generic_string();
+}
+
+std::string find_stdlib_dir(const std::vector<std::string>& candidates) {
+  for (const auto& dir : candidates) {
+    bool all = kStdlibCount > 0;
+    for (std::size_t i = 0; all && i < kStdlibCount; ++i) {
+      const std::string name = kStdlib[i].name;
+      std::ifstream in(std::filesystem::path(dir) / name.substr(name.find('/') + 1), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      all = in && ss.str() == std::string_view(kStdlib[i].text, kStdlib[i].size);
+    }
+    if (all) return normal(std::filesystem::absolute(dir).string());
+  }
+  return "";
+}
+
+// ---- documents and their analysis -------------------------------------------------------------
+
+Workspace::Workspace() = default;
+Workspace::~Workspace() = default;
+
+void Workspace::changed() {
+  // Any document may import any other: every analysis and cached answer is stale.
+  current_.reset();
+  for (auto& [_, doc] : docs_) {
+    doc->diags.reset();
+    doc->repl_current = false;
+  }
+}
+
+void Workspace::open(const std::string& path, std::string text) {
+  auto& d = docs_[normal(path)];
+  if (!d) d = std::make_unique<Doc>();
+  d->text = std::move(text);
+  changed();
+}
+
+void Workspace::close(const std::string& path) {
+  docs_.erase(normal(path));
+  changed();
+}
+
+void Workspace::close_all() {
+  docs_.clear();
+  changed();
+}
+
+bool Workspace::is_open(const std::string& path) const { return docs_.count(normal(path)) != 0; }
+
+namespace {
+
+// Renew the base after this many analyses (what rollback keeps grows a little with each).
+constexpr std::size_t kAnalysesPerBase = 256;
+
+}  // namespace
+
+Workspace::Analysis* Workspace::analysis(const std::string& raw) {
+  const std::string path = normal(raw);
+  if (!docs_.count(path)) return nullptr;
+  if (current_ && current_->path == path) return current_.get();
+  current_.reset();
+  if (!base_ || base_->analyses >= kAnalysesPerBase) {
+    base_ = std::make_unique<Base>();
+    Base& b = *base_;
+    // Open documents are read from the editor, not the disk: unsaved imports count.
+    b.s.prog.reader = [this, disk = b.s.prog.reader](const std::string& file) -> std::optional<std::string> {
+      auto open_doc = docs_.find(normal(file));
+      if (open_doc != docs_.end()) return open_doc->second->text;
+      return disk(file);
+    };
+    run_on_pipeline_stack([&] {
+      b.ok = b.s.prog.load_prelude();
+      if (b.ok) b.s.ck.check_program();
+    });
+    b.ok = b.ok && !b.s.prog.diags.has_errors();
+    b.globals = b.s.prog.globals.size();
+    b.functions = b.s.prog.functions.size();
+    b.presets = b.s.prog.presets.size();
+    b.prog_mark = b.s.prog.mark();
+    b.check_mark = b.s.ck.mark();
+  }
+  Base& b = *base_;
+  if (b.loaded) {
+    b.s.prog.rollback(b.prog_mark);
+    b.s.ck.rollback(b.check_mark);
+  }
+  auto an = std::make_unique<Analysis>();
+  an->s = &b.s;
+  an->path = path;
+  an->first_diag = b.ok ? b.s.prog.diags.size() : 0;
+  Program& p = b.s.prog;
+  b.loaded = true;
+  ++b.analyses;
+  try {
+    // What prepare() and `mls check` do after the prelude: load, check, configure.
+    run_on_pipeline_stack([&] {
+      if (!b.ok) return;
+      an->ok = p.load_main(path);
+      if (p.main_file == kNoFile) return;
+      b.s.ck.check_added(b.globals, b.functions, b.presets);
+      for (Stmt* st : p.main_stmts) b.s.ck.check_stmt(*st);
+      if (!p.diags.has_errors()) an->cfg = configure(p, b.s.ck, Selection{});
+    });
+    an->ok = an->ok && an->cfg && !p.diags.has_errors();
+  } catch (const DiagnosticError& e) {
+    p.diags.add(e.diag);
+  } catch (const std::bad_alloc&) {
+    p.diags.error(ErrorKind::limit_memory, Span{}, "out of memory while checking the document");
+  }
+  for (const auto& m : p.modules)
+    if (m.file == p.main_file && p.main_file != kNoFile && !p.is_stdlib(m.file)) an->main = &m;
+  current_ = std::move(an);
+  return current_.get();
+}
+
+// ---- diagnostics ------------------------------------------------------------------------------
+
+namespace {
+
+// The replacement a did-you-mean help names ("did you mean 'H100'?"), or "".
+// TODO(#20 item 3): read the structured suggestion field once diagnostics carry one.
+std::string suggestion_of(const std::string& help) {
+  const std::string lead = "did you mean ";
+  if (help.rfind(lead, 0) != 0 || help.size() < lead.size() + 2) return "";
+  const char q = help[lead.size()];
+  if (q != '\'' && q != '"') return "";
+  const std::size_t end = help.find(q, lead.size() + 1);
+  if (end == std::string::npos) return "";
+  return help.substr(lead.size() + 1, end - lead.size() - 1);
+}
+
+}  // namespace
+
+std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
+  std::vector<WsDiagnostic> out;
+  auto doc = docs_.find(normal(path));
+  if (doc == docs_.end()) return out;
+  if (doc->second->diags) return *doc->second->diags;
+  Analysis* an = analysis(path);
+  const Program& p = an->s->prog;
+  for (std::size_t i = an->first_diag; i < p.diags.size(); ++i) {
+    const Diagnostic& d = p.diags.items()[i];
+    if (out.size() >= limits.max_diagnostics) break;
+    WsDiagnostic w;
+    w.error = d.severity == Severity::error;
+    w.code = info(d.kind).code;
+    w.message = d.message;
+    w.help = d.help;
+    if (d.span.valid() && d.span.file == p.main_file) {
+      w.range = range_of(p, d.span);
+    } else if (d.span.valid()) {
+      // In an imported file (the prelude does not fail): said where, shown at the top.
+      w.message = p.sources.where_col(d.span) + ": " + d.message;
+      w.related.push_back({Location{file_of(p, d.span.file, stdlib_dir), range_of(p, d.span)}, d.label});
+    }
+    for (const auto& n : d.notes)
+      if (n.span.valid())
+        w.related.push_back({Location{file_of(p, n.span.file, stdlib_dir), range_of(p, n.span)}, n.text});
+    for (const auto& h : d.help)
+      if (auto s = suggestion_of(h); !s.empty()) w.suggestions.push_back(s);
+    // A related place the editor cannot open (the prelude without stdlib_dir) is dropped.
+    std::erase_if(w.related, [](const auto& r) { return r.first.file.empty(); });
+    out.push_back(std::move(w));
+  }
+  doc->second->diags = out;
+  return out;
+}
+
+// ---- definition and references ------------------------------------------------------------------
+
+namespace {
+
+// The declaration a hit names, as a span in some loaded file (invalid: none).
+Span declaration(const Program& p, const Hit& h, std::string_view text) {
+  auto decl_of = [&](Sym s) -> Span {
+    if (const Decl* d = p.lookup(s)) return d->span;
+    const int pi = p.preset_index(s);
+    if (pi >= 0) return p.presets[static_cast<std::size_t>(pi)].stmt->name_span;
+    return {};
+  };
+  switch (h.k) {
+    case Hit::K::name:
+      if (h.expr->ref.kind == RefKind::local && h.stmt)
+        return local_decl_span(*h.stmt, static_cast<int>(h.expr->ref.index), text);
+      return decl_of(h.name);
+    case Hit::K::decl:
+    case Hit::K::local_decl: return h.span;
+    case Hit::K::preset: return decl_of(h.name);
+    case Hit::K::use: {
+      const int ci = p.convention_index(h.name);
+      if (ci < 0) return {};
+      const Stmt& conv = *p.conventions[static_cast<std::size_t>(ci)].stmt;
+      if (!h.choice) return conv.name_span;
+      for (const auto& c : conv.choices)
+        if (c.name == h.choice_name) return c.span;
+      return {};
+    }
+    case Hit::K::unit:
+      if (const UnitDef* u = p.units.unit(h.unit->atom)) return u->decl;
+      return {};
+    default: return {};
+  }
+}
+
+}  // namespace
+
+std::vector<Location> Workspace::definition(const std::string& path, TextPos pos) {
+  Analysis* an = analysis(path);
+  if (!an || !an->main) return {};
+  const Program& p = an->s->prog;
+  const auto off = static_cast<std::uint32_t>(text_offset(an->text(), pos));
+  const Hit h = find_at(an->main->stmts, an->text(), off);
+  const Span d = declaration(p, h, an->text());
+  if (!d.valid()) return {};
+  std::string file = file_of(p, d.file, stdlib_dir);
+  if (file.empty()) return {};
+  return {Location{std::move(file), range_of(p, d)}};
+}
+
+std::vector<Location> Workspace::references(const std::string& path, TextPos pos, bool with_decl) {
+  Analysis* an = analysis(path);
+  if (!an || !an->main) return {};
+  const Program& p = an->s->prog;
+  const std::string_view text = an->text();
+  const Hit h = find_at(an->main->stmts, text, static_cast<std::uint32_t>(text_offset(text, pos)));
+  const Span target = declaration(p, h, text);
+  if (!target.valid()) return {};
+  std::vector<Location> out;
+  if (with_decl && !file_of(p, target.file, stdlib_dir).empty())
+    out.push_back(Location{file_of(p, target.file, stdlib_dir), range_of(p, target)});
+  // A use refers to the target when the walk from it arrives at the same declaration.
+  each_name_expr(an->main->stmts, [&](const Stmt& s, const Expr& e) {
+    Hit use;
+    use.k = Hit::K::name;
+    use.expr = &e;
+    use.stmt = &s;
+    use.name = e.name;
+    const Span d = declaration(p, use, text);
+    if (d.file == target.file && d.begin == target.begin && d.end == target.end)
+      out.push_back(Location{an->path, range_of(p, e.name_span)});
+  });
+  return out;
+}
+
+// ---- completion -------------------------------------------------------------------------------
+
+CompletionList Workspace::completion(const std::string& raw, TextPos pos) {
+  CompletionList out;
+  const std::string path = normal(raw);
+  auto it = docs_.find(path);
+  if (it == docs_.end()) return out;
+  Doc& d = *it->second;
+  const std::size_t off = text_offset(d.text, pos);
+  const std::size_t line_start = d.text.rfind('\n', off == 0 ? 0 : off - 1);
+  const std::size_t from = off == 0 || line_start == std::string::npos ? 0 : line_start + 1;
+  const std::string line = d.text.substr(from, off - from);
+  if (!d.repl_current) {
+    // The document's definitions, loaded as `mls repl FILE` loads them (nothing runs).
+    auto rs = std::make_unique<ReplSession>();
+    Program& p = rs->program();
+    p.reader = [this, disk = p.reader](const std::string& file) -> std::optional<std::string> {
+      auto open_doc = docs_.find(normal(file));
+      if (open_doc != docs_.end()) return open_doc->second->text;
+      return disk(file);
+    };
+    bool loaded = false;
+    run_on_pipeline_stack([&] { loaded = rs->start({path}).status == Outcome::Status::ok; });
+    if (loaded || !d.repl) {
+      if (!loaded) {
+        // The prelude alone still completes H100's fields and every stdlib name.
+        rs = std::make_unique<ReplSession>();
+        run_on_pipeline_stack([&] { (void)rs->start({}); });
+      }
+      d.repl = std::move(rs);
+    }
+    d.repl_current = true;
+  }
+  Completion c;
+  run_on_pipeline_stack([&] { c = complete(*d.repl, line, {}); });
+  out.labels = std::move(c.candidates);
+  const std::size_t start = from + std::min(c.start, line.size());
+  out.replace = TextRange{text_pos(d.text, start), text_pos(d.text, off)};
+  return out;
+}
+
+// ---- symbols ----------------------------------------------------------------------------------
+
+std::vector<SymbolInfo> Workspace::symbols(const std::string& path) {
+  std::vector<SymbolInfo> out;
+  Analysis* an = analysis(path);
+  if (!an || !an->main) return out;
+  const Program& p = an->s->prog;
+  for (const Stmt& s : an->main->stmts) {
+    SymbolInfo si;
+    switch (s.kind) {
+      case SK::let: si.kind = s.has_params ? SymbolInfo::Kind::function : SymbolInfo::Kind::variable; break;
+      case SK::sweep: si.kind = SymbolInfo::Kind::sweep; break;
+      case SK::search: si.kind = SymbolInfo::Kind::search; break;
+      case SK::convention: si.kind = SymbolInfo::Kind::convention; break;
+      case SK::preset_def: si.kind = SymbolInfo::Kind::preset; break;
+      case SK::unit: si.kind = SymbolInfo::Kind::unit; break;
+      case SK::dimension: si.kind = SymbolInfo::Kind::dimension; break;
+      default: continue;
+    }
+    si.name = s.kind == SK::unit ? s.unit_name : s.name != kNoSym ? sym_name(s.name) : "";
+    if (si.name.empty() || !s.name_span.valid()) continue;
+    si.detail = s.str;
+    si.range = range_of(p, s.span);
+    si.selection = range_of(p, s.name_span);
+    out.push_back(std::move(si));
+  }
+  return out;
+}
+
+std::optional<HoverInfo> Workspace::hover(const std::string& path, TextPos pos) {
+  Analysis* an = analysis(path);
+  if (!an || !an->main) return std::nullopt;
+  const Hit h = find_at(an->main->stmts, an->text(), static_cast<std::uint32_t>(text_offset(an->text(), pos)));
+  if (h.k == Hit::K::none) return std::nullopt;
+  return hover_of(*an, h, limits);
+}
+
+}  // namespace mls

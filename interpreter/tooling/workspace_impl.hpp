@@ -1,0 +1,58 @@
+// workspace_impl.hpp — the workspace's state, shared by workspace.cpp (documents, diagnostics,
+// definitions, completion, symbols) and workspace_hover.cpp (hover and its bounded evaluation).
+// Front ends include workspace.hpp only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "driver.hpp"
+#include "session.hpp"
+#include "workspace.hpp"
+#include "workspace_find.hpp"
+
+namespace mls {
+
+// The prelude, loaded and checked once: every analysis loads a document on top of it and is
+// undone (Program/Checker rollback, as the REPL undoes a failed input) before the next one.
+struct Workspace::Base {
+  Session s;
+  Program::Mark prog_mark;
+  Checker::Mark check_mark;
+  std::size_t globals = 0, functions = 0, presets = 0;
+  bool ok = false;           // the prelude loaded (else its diagnostics are every document's)
+  bool loaded = false;       // a document is loaded above the marks
+  std::size_t analyses = 0;  // interned dependency sets outlive a rollback: renewed now and then
+};
+
+// The analysis of one document, valid until the next analysis or change (there is one at a time).
+struct Workspace::Analysis {
+  Session* s = nullptr;  // the base session, holding this document
+  std::string path;
+  bool ok = false;               // loaded and checked without errors
+  std::optional<Config> cfg;     // the scenario's choices (configured with the analysis)
+  const Module* main = nullptr;  // the document's statements (null: it did not load)
+  std::size_t first_diag = 0;    // the document's diagnostics start here (after the prelude's)
+  [[nodiscard]] std::string_view text() const { return s->prog.sources.get(s->prog.main_file).text; }
+};
+
+struct Workspace::Doc {
+  std::string text;
+  std::optional<std::vector<WsDiagnostic>> diags;  // cached until a change
+  // Completion: a REPL session holding the document's definitions, rebuilt after a change; the
+  // last one that loaded is kept while the text does not (typing `H100.` is a parse error).
+  std::unique_ptr<ReplSession> repl;
+  bool repl_current = false;
+};
+
+// Editor positions of a span of a loaded file.
+[[nodiscard]] TextRange range_of(const Program& p, Span s);
+// The file a span's location is reported in: the document, an import, or stdlib_dir's copy of a
+// prelude file ("" if the prelude's files are not on disk).
+[[nodiscard]] std::string file_of(const Program& p, FileId f, const std::string& stdlib_dir);
+
+// Hover for a hit in an analysed document (workspace_hover.cpp).
+[[nodiscard]] std::optional<HoverInfo> hover_of(Workspace::Analysis& an, const Hit& h, const WorkspaceLimits& lim);
+
+}  // namespace mls

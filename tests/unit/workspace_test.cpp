@@ -1,0 +1,96 @@
+// workspace_test.cpp — the editor facade's internals: UTF-16 positions (clamped, non-ASCII),
+// diagnostics with suggestions, what is at an offset, definitions of locals and documents,
+// references, and hover that evaluates lazily and refuses a sweep over its point bound.
+#include "interpreter/tooling/workspace.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace mls;
+
+TEST_CASE("text positions count UTF-16 code units and clamp") {
+  const std::string t = "ab\n\xF0\x9F\x98\x80\xC3\xA9x\n";  // "ab", then U+1F600 (2 units), é (1), x
+  CHECK(text_pos(t, 0) == TextPos{0, 0});
+  CHECK(text_pos(t, 3) == TextPos{1, 0});
+  CHECK(text_pos(t, 7) == TextPos{1, 2});    // after the emoji
+  CHECK(text_pos(t, 9) == TextPos{1, 3});    // after é
+  CHECK(text_pos(t, 999) == TextPos{2, 0});  // clamped to the end
+  CHECK(text_offset(t, TextPos{1, 3}) == 9);
+  CHECK(text_offset(t, TextPos{1, 4}) == 10);
+  CHECK(text_offset(t, TextPos{1, 99}) == 10);  // end of the line
+  CHECK(text_offset(t, TextPos{99, 0}) == t.size());
+  for (std::size_t off : {0, 1, 3, 7, 9, 10, 11}) CHECK(text_offset(t, text_pos(t, off)) == off);
+}
+
+TEST_CASE("diagnostics carry the range, code and did-you-mean") {
+  Workspace ws;
+  ws.open("/virtual/a.mls", "let x = 1\nlet y = H10 + x\n");
+  const auto ds = ws.diagnostics("/virtual/a.mls");
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].code == "name.unknown");
+  CHECK(ds[0].range == TextRange{{1, 8}, {1, 11}});
+  REQUIRE(!ds[0].suggestions.empty());
+  CHECK(ds[0].suggestions[0] == "H100");
+  ws.open("/virtual/a.mls", "let x = 1\n");
+  CHECK(ws.diagnostics("/virtual/a.mls").empty());
+  CHECK(ws.diagnostics("/virtual/not_open.mls").empty());
+}
+
+TEST_CASE("an open document is read for imports instead of the disk") {
+  Workspace ws;
+  ws.open("/virtual/lib.mls", "let base = 2 GB\n");
+  ws.open("/virtual/main.mls", "import \"lib.mls\"\nlet twice = base * 2\n");
+  CHECK(ws.diagnostics("/virtual/main.mls").empty());
+  const auto d = ws.definition("/virtual/main.mls", TextPos{1, 14});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].file == "/virtual/lib.mls");
+  CHECK(d[0].range == TextRange{{0, 4}, {0, 8}});
+}
+
+TEST_CASE("definitions, references and hover in one document") {
+  Workspace ws;
+  const std::string p = "/virtual/b.mls";
+  ws.open(p,
+          "let f(a) = a * 2\n"
+          "let g = f(3 s)\n"
+          "sweep s over n in 1..3 {\n"
+          "  show n, m = f(n * 1 s)\n"
+          "}\n");
+  REQUIRE(ws.diagnostics(p).empty());
+  // `a` in the body is the parameter.
+  auto d = ws.definition(p, TextPos{0, 11});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].range == TextRange{{0, 6}, {0, 7}});
+  // f: declared once, called twice.
+  const auto refs = ws.references(p, TextPos{0, 4}, true);
+  CHECK(refs.size() == 3);
+  CHECK(ws.references(p, TextPos{0, 4}, false).size() == 2);
+  // Hover on g evaluates it: 6 s, with no assumption of its own beyond the literal.
+  auto h = ws.hover(p, TextPos{1, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("Time") != std::string::npos);
+  CHECK(h->markdown.find("`6 s`") != std::string::npos);
+  // The column m of the sweep: three rows.
+  h = ws.hover(p, TextPos{3, 10});
+  REQUIRE(h);
+  CHECK(h->markdown.find("3 rows") != std::string::npos);
+  ws.limits.hover_points = 2;
+  ws.open(p, "sweep s over n in 1..3 {\n  show n, m = n * 2\n}\n");
+  h = ws.hover(p, TextPos{1, 10});
+  REQUIRE(h);
+  CHECK(h->markdown.find("not evaluated (too large") != std::string::npos);
+  // Out-of-range positions are clamped, never an error.
+  CHECK_NOTHROW((void)ws.hover(p, TextPos{1000, 1000}));
+  const auto syms = ws.symbols(p);
+  REQUIRE(syms.size() == 1);
+  CHECK(syms[0].name == "s");
+}
+
+TEST_CASE("completion offers fields after a dot") {
+  Workspace ws;
+  ws.open("/virtual/c.mls", "let y = H100.\n");
+  const auto c = ws.completion("/virtual/c.mls", TextPos{0, 13});
+  CHECK(std::find(c.labels.begin(), c.labels.end(), "hbm") != c.labels.end());
+  CHECK(c.replace == TextRange{{0, 13}, {0, 13}});
+}
