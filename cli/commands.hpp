@@ -13,6 +13,7 @@ namespace mls {
 
 struct Args {
   bool help = false, version = false;
+  bool diff = false;  // report --diff: compare FILE as written with FILE under --use/--set
   std::string format = "text";
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;

@@ -1,31 +1,23 @@
 // diff.cpp — `mls diff`: evaluate a scenario twice (other choices, other presets, or another
 // file), each side a full Session, and print what moved and why (interpreter/results/diff.hpp).
-#include "interpreter/results/diff.hpp"
-
 #include <cstdio>
-#include <memory>
+#include <string_view>
 
-#include "commands.hpp"
+#include "diff_run.hpp"
 #include "interpreter/results/format.hpp"
 
 namespace mls {
 
 namespace {
 
-struct Side {
-  Session s;
-  Selection sel;
-  std::string file, label;
-  std::optional<Config> cfg;
-  std::optional<RunResult> run;
-};
-
-int diff_usage(const std::string& msg) {
+int diff_usage(const char* cmd, const std::string& msg) {
+  // `mls report` compares only when asked to (--diff); `mls diff` always does.
+  const char* flag = std::string_view(cmd) == "report" ? " --diff" : "";
   std::fprintf(stderr,
-               "mls: %s\nusage: mls diff FILE --use NAME=CHOICE [--set NAME=VALUE]...   (left: as written)\n"
-               "       mls diff FILE --preset A --preset B\n"
-               "       mls diff A.mls B.mls\n",
-               msg.c_str());
+               "mls: %s\nusage: mls %s FILE%s --use NAME=CHOICE [--set NAME=VALUE]...   (left: as written)\n"
+               "       mls %s FILE --preset A --preset B\n"
+               "       mls %s A.mls B.mls\n",
+               msg.c_str(), cmd, flag, cmd, cmd);
   return 64;
 }
 
@@ -38,7 +30,7 @@ std::string flags_text(const std::vector<std::pair<std::string, std::string>>& u
 }
 
 // Diagnostics of one side; the side is named when its own choices may be the cause.
-int side_error(Side& side, const char* which, bool name_it) {
+int side_error(DiffRunSide& side, const char* which, bool name_it) {
   if (name_it) {
     const std::string how = side.label + (side.sel.preset ? " --preset " + *side.sel.preset : "");
     std::fprintf(stderr, "mls: the %s side of the diff (%s) cannot be evaluated:\n", which, how.c_str());
@@ -48,26 +40,26 @@ int side_error(Side& side, const char* which, bool name_it) {
 
 }  // namespace
 
-int cmd_diff(const Args& a) {
-  if (a.format != "text" && a.format != "json")
-    return diff_usage("diff --format must be text or json, got '" + a.format + "'");
+int run_diff(const Args& a, const char* cmd, DiffRun& out) {
   const std::vector<std::string> files(a.positional.begin() + 1, a.positional.end());
   if (files.empty() || files.size() > 2)
-    return diff_usage("diff expects one FILE or two files, got " + std::to_string(files.size()));
-  if (a.presets.size() > 2) return diff_usage("diff takes at most two --preset");
+    return diff_usage(cmd, std::string(cmd) + " expects one FILE or two files, got " + std::to_string(files.size()));
+  if (a.presets.size() > 2) return diff_usage(cmd, std::string(cmd) + " takes at most two --preset");
   const bool two_presets = a.presets.size() == 2;
   if (files.size() == 1 && !two_presets && a.uses.empty() && a.sets.empty())
-    return diff_usage("nothing to compare: give --use/--set for the right side, two --preset, or two files");
+    return diff_usage(cmd, "nothing to compare: give --use/--set for the right side, two --preset, or two files");
 
-  auto left = std::make_unique<Side>();
-  auto right = std::make_unique<Side>();
+  out.left = std::make_unique<DiffRunSide>();
+  out.right = std::make_unique<DiffRunSide>();
+  DiffRunSide* left = out.left.get();
+  DiffRunSide* right = out.right.get();
   left->file = files.front();
   right->file = files.back();
   // Which selection each side gets. With one file and no second preset, --use/--set make the
   // right side and the left is the scenario as written; otherwise they apply to both sides.
   const bool right_only = files.size() == 1 && !two_presets;
-  for (Side* s : {left.get(), right.get()}) {
-    const bool is_left = s == left.get();
+  for (DiffRunSide* s : {left, right}) {
+    const bool is_left = s == left;
     if (two_presets)
       s->sel.preset = a.presets[is_left ? 0 : 1];
     else if (!a.presets.empty())
@@ -82,27 +74,35 @@ int cmd_diff(const Args& a) {
   // Everything that can be checked is checked before either side evaluates anything.
   if (!prepare(left->s, left->file)) return side_error(*left, "left", false);
   if (!prepare(right->s, right->file)) return side_error(*right, "right", false);
-  for (Side* s : {left.get(), right.get()})
+  for (DiffRunSide* s : {left, right})
     if (const int rc = refuse_output_over_input(a, s->s.prog)) return rc;
-  for (Side* s : {left.get(), right.get()}) {
+  for (DiffRunSide* s : {left, right}) {
     s->cfg = configure(s->s.prog, s->s.ck, s->sel);
-    if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left.get() ? "left" : "right", true);
+    if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left ? "left" : "right", true);
   }
-  for (Side* s : {left.get(), right.get()}) {
+  for (DiffRunSide* s : {left, right}) {
     try {
       s->run = run_program(s->s.prog, s->s.ck, *s->cfg, a.run);
     } catch (DiagnosticError& e) {
       s->s.prog.diags.add(std::move(e.diag));
-      return side_error(*s, s == left.get() ? "left" : "right", true);
+      return side_error(*s, s == left ? "left" : "right", true);
     }
   }
 
-  DiffSide l{&left->s.prog, &*left->cfg, &*left->run, left->file, left->label};
-  DiffSide r{&right->s.prog, &*right->cfg, &*right->run, right->file, right->label};
-  const DiffReport d = diff_runs(l, r);
-  const std::string text = a.format == "json" ? format_diff_json(d) : format_diff_text(d);
+  const DiffSide l{&left->s.prog, &*left->cfg, &*left->run, left->file, left->label};
+  const DiffSide r{&right->s.prog, &*right->cfg, &*right->run, right->file, right->label};
+  out.report = diff_runs(l, r);
+  return 0;
+}
+
+int cmd_diff(const Args& a) {
+  if (a.format != "text" && a.format != "json")
+    return diff_usage("diff", "diff --format must be text or json, got '" + a.format + "'");
+  DiffRun d;
+  if (const int rc = run_diff(a, "diff", d)) return rc;
+  const std::string text = a.format == "json" ? format_diff_json(d.report) : format_diff_text(d.report);
   if (const int rc = emit(a, text)) return rc;
-  return d.differs() ? 1 : 0;
+  return d.report.differs() ? 1 : 0;
 }
 
 }  // namespace mls

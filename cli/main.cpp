@@ -35,7 +35,9 @@ commands:
   explain FILE NAME                 the formula chain behind one result
   report FILE     one self-contained HTML page: results with their assumptions, sortable
                   tables, an SVG chart per sweep (--out report.html; docs/report.md)
-  plot FILE TABLE one chart of a table: braille text, or SVG with --format svg or --out X.svg
+  report A.mls B.mls, report FILE --preset A --preset B, report FILE --diff --use NAME=CHOICE
+                  the page of a comparison: what differs, what moved and why, both sides charted
+  plot FILE TABLE one chart of a table: braille text, or SVG (--format svg, --out X.svg), or PNG (--out X.png)
                   (--x COL, --y COL,COL...)
   merge PART...    the parts of a sharded run (run --shard) merged: prints exactly what
                   one `mls run FILE` prints (--format text|json|csv|md)
@@ -130,6 +132,8 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       a.help = true;
     } else if (arg == "--version") {
       a.version = true;
+    } else if (arg == "--diff") {
+      a.diff = true;
     } else if (arg.rfind("--format", 0) == 0) {
       auto v = value("--format");
       if (!v) return 64;
@@ -445,6 +449,7 @@ int dispatch(int argc, char** argv) {
   }
   const std::string& cmd = a.positional[0];
   if (a.run.shard_n && cmd != "run") return usage_error("--shard applies to run only");
+  if (a.diff && cmd != "report") return usage_error("--diff applies to report only (mls diff compares on its own)");
   if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge" || cmd == "report" ||
       cmd == "plot") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are

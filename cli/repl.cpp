@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "grammar/source.hpp"
 #include "grammar/symbols.hpp"
+#include "interpreter/report/chart.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/runtime/interrupt.hpp"
 #include "line_editor.hpp"
@@ -21,8 +22,9 @@ namespace mls {
 
 namespace {
 
-const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff",  ":explain", ":help",  ":load",
-                                        ":preset",      ":quit",        ":reset", ":set",     ":units", ":use"};
+const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff",   ":explain", ":help",
+                                        ":load",        ":plot",        ":preset", ":quit",    ":reset",
+                                        ":set",         ":units",       ":use"};
 
 const char* kHelp = R"(Type a statement (let, set, use, preset, show, assert, sweep, search, ...) or an
 expression; an expression is shown in a human unit with the assumptions it depends on, and
@@ -36,6 +38,8 @@ line. An input that fails changes nothing.
   :preset NAME         choose a preset (like `preset NAME`)
   :set NAME=VALUE      override a parameter or default by its printed name (like `set NAME = VALUE`)
   :conventions [NAME]  every convention (or the named ones), its choices and the current one
+  :plot [TABLE] [--x COL] [--y COL,...]
+                       a sweep's or search's table as a terminal chart (default: the last one)
   :units [DIMENSION]   the units of a dimension (or of a unit: `:units GB/s`); no argument: dimensions
   :load FILE           load a file's definitions and choices (its statements are not run)
   :reset               forget the inputs; reload the prelude and the loaded files from disk
@@ -164,7 +168,12 @@ class Repl {
       }
       return print(s_.load(arg));
     }
-    if (cmd == ":reset") return print(s_.reset());
+    if (cmd == ":reset") {
+      const Outcome r = s_.reset();
+      if (r.status != Outcome::Status::failed) tables_.tables.clear();  // they came from the inputs forgotten
+      return print(r);
+    }
+    if (cmd == ":plot") return plot(words(arg));
     std::string msg = "mls: unknown command '" + cmd + "'";
     const std::string near = closest(cmd, kMeta);
     if (!near.empty()) msg += " (did you mean '" + near + "'?)";
@@ -185,19 +194,19 @@ class Repl {
       prompt_line_.active = false;
     }
     buffer_ += text + "\n";
-    const Outcome o = s_.submit(buffer_, first_);
+    Outcome o = s_.submit(buffer_, first_);
     if (o.status == Outcome::Status::incomplete) return true;
     buffer_.clear();
-    return print(o);
+    return print_and_keep(std::move(o));
   }
 
   // End of input (or two blank lines while a statement is open, interactively): report it.
   bool flush() {
     if (buffer_.empty()) return true;
     prompt_line_.active = false;
-    const Outcome o = s_.submit(buffer_, first_, true);
+    Outcome o = s_.submit(buffer_, first_, true);
     buffer_.clear();
-    return print(o);
+    return print_and_keep(std::move(o));
   }
 
   void drop() { buffer_.clear(); }
@@ -216,7 +225,58 @@ class Repl {
     std::fflush(stderr);
   }
 
+  // Prints an outcome and keeps its tables for `:plot` (a table of the same name replaces the
+  // older one; the most recent is last).
+  bool print_and_keep(Outcome o) {
+    const bool ok = print(o);
+    for (Table& t : o.run.tables) {
+      std::erase_if(tables_.tables, [&](const Table& k) { return k.name == t.name; });
+      tables_.tables.push_back(std::move(t));
+    }
+    return ok;
+  }
+
+  // `:plot [TABLE] [--x COL] [--y COL,...]`: the chart `mls plot` draws, in braille.
+  bool plot(const std::vector<std::string>& args) {
+    std::string name;
+    ChartSpec spec;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const bool flag = args[i] == "--x" || args[i] == "--y";
+      if (flag && i + 1 < args.size()) {
+        const std::string& v = args[++i];
+        if (args[i - 1] == "--x") {
+          spec.x = v;
+        } else {
+          for (std::size_t b = 0, e; b <= v.size(); b = e + 1) {
+            e = std::min(v.find(',', b), v.size());
+            if (e > b) spec.y.push_back(v.substr(b, e - b));
+          }
+        }
+      } else if (!flag && args[i][0] != '-' && name.empty()) {
+        name = args[i];
+      } else {
+        err("mls: usage: :plot [TABLE] [--x COL] [--y COL,...]\n");
+        return false;
+      }
+    }
+    if (name.empty()) {
+      if (tables_.tables.empty()) {
+        err("mls: no table to plot yet: run a sweep or a search first (:plot TABLE names one)\n");
+        return false;
+      }
+      name = tables_.tables.back().name;
+    }
+    try {
+      out(chart_text(chart_of(find_table(tables_, name), spec)));
+      return true;
+    } catch (const DiagnosticError& e) {
+      err(s_.renderer(s_.program().sources, e.diag));
+      return false;
+    }
+  }
+
   ReplSession& s_;
+  RunResult tables_;  // the tables the session's inputs produced, for `:plot`
   bool interactive_;
   std::string buffer_;
   std::uint32_t first_ = 1;

@@ -6,7 +6,9 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "diff_run.hpp"
 #include "interpreter/report/chart.hpp"
+#include "interpreter/report/png.hpp"
 
 namespace mls {
 
@@ -61,10 +63,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 int cmd_report(const Args& a) {
-  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
-  if (a.presets.size() > 1) return usage_error("report takes one --preset");
   if (a.format != "text" && a.format != "html")
     return usage_error("report writes html, got --format '" + a.format + "'");
+  // Diff mode: two files, two presets, or --diff (FILE as written against FILE with --use/--set).
+  if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
+    DiffRun d;
+    if (const int rc = run_diff(a, "report", d)) return rc;
+    return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
+  }
+  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
+  if (a.presets.size() > 1) return usage_error("report takes one --preset");
   Session s;
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
@@ -74,18 +82,28 @@ int cmd_report(const Args& a) {
 
 int cmd_plot(const Args& a) {
   if (a.positional.size() != 3 || a.positional[1].empty())
-    return usage_error("plot expects FILE TABLE (mls plot FILE TABLE [--x COL] [--y COL,...] [--out plot.svg])");
+    return usage_error(
+        "plot expects FILE TABLE (mls plot FILE TABLE [--x COL] [--y COL,...] [--out plot.svg|plot.png])");
   if (a.presets.size() > 1) return usage_error("plot takes one --preset");
-  // A file named .svg holds SVG whatever --format says (text is the default for a terminal).
-  const bool svg = a.format == "svg" || (a.format == "text" && ends_with(a.out, ".svg"));
-  if (!svg && a.format != "text") return usage_error("plot --format must be text or svg, got '" + a.format + "'");
+  // A file named .svg or .png holds that whatever --format says (text is the terminal's default).
+  std::string format = a.format;
+  if (format == "text" && ends_with(a.out, ".svg")) format = "svg";
+  if (format == "text" && ends_with(a.out, ".png")) format = "png";
+  if (format != "text" && format != "svg" && format != "png")
+    return usage_error("plot --format must be text, svg or png, got '" + a.format + "'");
+  if (format == "png" && a.out.empty())
+    return usage_error("plot --format png writes a binary image: give --out FILE.png");
   Session s;
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
   if (!run) return rc;
   try {
     const Chart c = chart_of(find_table(*run, a.positional[2]), ChartSpec{a.plot_x, a.plot_y});
-    return write_capped(a, s, svg ? chart_svg(c) : chart_text(c));
+    if (format != "png") return write_capped(a, s, format == "svg" ? chart_svg(c) : chart_text(c));
+    std::string why;
+    const auto png = svg_to_png(chart_svg(c), 2.0, why);
+    if (!png) return io_error(why);
+    return write_capped(a, s, *png);
   } catch (DiagnosticError& e) {
     s.prog.diags.add(std::move(e.diag));
     return report(s);

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make python3 tao-pegtl-dev libfmt-dev libboost-dev doctest-dev libedit-dev
           libbenchmark-dev tmux clang clang-format libclang-rt-14-dev nlohmann-json3-dev
+          pkg-config librsvg2-dev  # librsvg: `mls plot --out X.png` rasterises the chart's SVG
           chromium)  # chromium: the report/browser test opens `mls report` pages headless
 missing=()
 for p in "${packages[@]}"; do

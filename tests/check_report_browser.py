@@ -13,6 +13,10 @@ probe reads the page through the DOM and writes what it found as JSON into the D
     them, and every row is still there;
   - user text is escaped: the small golden's "<b>fast</b>" shows as text, no <b> element exists;
   - a screenshot is taken (a PNG of non-trivial size).
+The diff page (`mls report FILE --diff --use mtbf_model=gpu_only`) is opened the same way: no
+error, the differing assumptions listed, the changed result with its cause, and each sweep drawn
+once with both sides: every "(left)" series has its dashed "(right)" twin, and its changed cells
+sort by their change.
 Chromium absent: exit 77 (ctest: skipped, with the reason) unless MLS_REQUIRE_CHROMIUM=1 (CI),
 which makes it a failure.
 
@@ -76,6 +80,87 @@ PROBE = """<script>
   document.body.appendChild(pre);
 })();
 </script>"""
+
+
+DIFF_PROBE = """<script>
+(function () {
+  var out = {errors: window.__mls_errors, title: document.title};
+  out.assumption_rows = document.querySelectorAll('#assumptions tbody tr').length;
+  out.result_rows = document.querySelectorAll('#results tbody tr').length;
+  var because = document.querySelector('#results tbody tr td.because:last-child');
+  out.because = because ? because.textContent : '';
+  var secs = document.querySelectorAll('section.mls-table.diff');
+  out.tables = [];
+  for (var i = 0; i < secs.length; i++) {
+    var s = secs[i], info = {svgs: s.querySelectorAll('svg').length, left: [], right: [], dashed: 0, solid: 0};
+    var titles = s.querySelectorAll('svg g.series > title');
+    for (var t = 0; t < titles.length; t++) {
+      var n = titles[t].textContent;
+      if (/ \\(left\\)$/.test(n)) info.left.push(n.replace(/ \\(left\\)$/, ''));
+      if (/ \\(right\\)$/.test(n)) info.right.push(n.replace(/ \\(right\\)$/, ''));
+    }
+    var lines = s.querySelectorAll('svg g.series polyline');
+    for (var l = 0; l < lines.length; l++) lines[l].getAttribute('stroke-dasharray') ? info.dashed++ : info.solid++;
+    var table = s.querySelector('table.data');
+    info.rows = table ? table.tBodies[0].rows.length : 0;
+    if (table) {
+      var heads = table.tHead.rows[0].cells, col = -1;
+      for (var h = 0; h < heads.length; h++) if (heads[h].textContent === 'change') col = h;
+      heads[col].querySelector('button').click();
+      info.sorted = [];
+      for (var r = 0; r < table.tBodies[0].rows.length; r++)
+        info.sorted.push(parseFloat(table.tBodies[0].rows[r].cells[col].getAttribute('data-v')));
+    }
+    out.tables.push(info);
+  }
+  var pre = document.createElement('pre');
+  pre.id = 'mls-probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def check_diff_page(browser, mls, root, work):
+    name = "diff"
+    page = os.path.join(work, "diff.html")
+    scenario = os.path.join(root, "scenarios", "thousand_gpus.mls")
+    p = subprocess.run([mls, "report", scenario, "--diff", "--use", "mtbf_model=gpu_only", "--out", page],
+                       capture_output=True, timeout=300)
+    if p.returncode != 0:
+        return ["diff: mls report --diff exited %d: %s" % (p.returncode, p.stderr.decode())]
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    problems = ["diff: an external reference %r" % m.group(1)
+                for m in re.finditer(r'(?:src|href)\s*=\s*"(?!#)([^"]*)"', html)]
+    probe_page = os.path.join(work, "diff.probe.html")
+    with open(probe_page, "w", encoding="utf-8") as f:
+        f.write(html.replace("<head>", "<head>\n" + RECORDER, 1).replace("</body>", DIFF_PROBE + "\n</body>", 1))
+    dom, log = browse(browser, probe_page, work)
+    m = re.search(r'<pre id="mls-probe">(.*?)</pre>', dom, re.S)
+    if not m:
+        return problems + ["diff: the probe did not run; browser log:\n%s" % log[-2000:]]
+    got = json.loads(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
+    if got["errors"]:
+        problems.append("diff: errors in the page: %s" % got["errors"])
+    if not got["title"].startswith("mls report: ") or " vs " not in got["title"]:
+        problems.append("diff: title %r" % got["title"])
+    if got["assumption_rows"] < 1 or got["result_rows"] < 1 or "mtbf_model" not in got["because"]:
+        problems.append("diff: assumptions %d, results %d, because %r" % (got["assumption_rows"], got["result_rows"],
+                                                                          got["because"]))
+    if len(got["tables"]) != 1:
+        problems.append("diff: %d table sections, expected 1" % len(got["tables"]))
+    for t in got["tables"]:
+        if t["svgs"] != 1 or not t["left"] or sorted(t["left"]) != sorted(t["right"]):
+            problems.append("diff: chart: %d SVGs, left series %s, right series %s" % (t["svgs"], t["left"], t["right"]))
+        if t["dashed"] != len(t["right"]) or t["solid"] != len(t["left"]):
+            problems.append("diff: %d dashed and %d solid lines for %d right and %d left series"
+                            % (t["dashed"], t["solid"], len(t["right"]), len(t["left"])))
+        if not t["rows"] or t.get("sorted") != sorted(t.get("sorted", [])) or len(t["sorted"]) != t["rows"]:
+            problems.append("diff: changed cells sorted by change: %s" % t.get("sorted"))
+    if not screenshot(browser, page, os.path.join(work, name + ".png"), work):
+        problems.append("diff: no screenshot")
+    return problems
 
 
 def chromium():
@@ -187,11 +272,12 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for scenario, expect in pages:
             problems += check_page(browser, mls, scenario, work, expect)
+        problems += check_diff_page(browser, mls, root, work)
     if problems:
         print("\n".join(problems))
         return 1
-    print("ok: %d pages load in %s without errors; charts, regime marks, folded assumptions and sorting checked"
-          % (len(pages), os.path.basename(browser)))
+    print("ok: %d pages and a diff page load in %s without errors; charts, regime marks, folded assumptions, "
+          "sorting and both sides of a diff checked" % (len(pages), os.path.basename(browser)))
     return 0
 
 

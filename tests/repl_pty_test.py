@@ -189,6 +189,19 @@ def interrupt_evaluation(t):
     t.wait_for("= 5 GB", "the binding from before the interrupted input")
 
 
+def plot(t):
+    """`:plot` draws the last table as braille in the terminal: axes, the unit, the x range."""
+    t.line("sweep repl_curve over g in [1, 2, 4, 8, 16] { show g, repl_t = g * g * 1 GB }")
+    t.wait_for("(5 rows)", "the sweep's table")
+    t.ready()
+    t.line(":plot")
+    t.wait_for(lambda s: "repl_curve: g (log scale)" in s and "repl_t [GB]" in s and "\u2514" in s and
+               "\u28c0" in s, "a braille chart with its title, unit and x axis")
+    t.ready()
+    t.line(":plot repl_curv")
+    t.wait_for("did you mean 'repl_curve'?", "an unknown table with a did-you-mean")
+
+
 def history_survives(mls, workdir, history):
     first = Terminal()
     try:
@@ -246,7 +259,7 @@ def main():
         t = Terminal()
         try:
             t.start(repl_command(mls, workdir, history))
-            for check in (completion, multiline, error_keeps_bindings, interrupt, interrupt_evaluation):
+            for check in (completion, multiline, error_keeps_bindings, interrupt, interrupt_evaluation, plot):
                 try:
                     t.ready()
                     check(t)

@@ -166,9 +166,12 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
                  {"numeric columns: " + joined(numeric_names(t))});
   }
 
-  // Rows split by the other sweep variables' values (one line per combination).
+  // Rows split by the other sweep variables' values (one line per combination). When x is a
+  // computed column, the first sweep variable is the one each line runs along (splitting by every
+  // variable would leave one point per line).
+  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), c.x_name) != t.key_names.end();
   std::vector<std::size_t> other;
-  for (std::size_t k = 0; k < t.key_names.size(); ++k)
+  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size(); ++k)
     if (t.key_names[k] != c.x_name) other.push_back(k);
   std::vector<std::string> group_of(t.rows.size());
   std::vector<std::string> groups;
@@ -330,12 +333,13 @@ std::string chart_svg(const Chart& c, int width) {
     s += fmt::format("\n<g class=\"panel\" data-unit=\"{}\">", xml_escape(panel.unit));
     // Legend.
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
-      const std::size_t si = series_index + i;
+      const std::size_t si = panel.series[i].style.value_or(series_index + i);
       const char* colour = kColours[si % kNColours];
+      const bool dashed = panel.series[i].dashed || si >= kNColours;
       const double lx = legend[p][i].x, ly = top + legend[p][i].line * kLegendLine + 8;
       s += fmt::format(
           "\n<g class=\"legend\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
-          f1(lx), f1(ly), f1(lx + 24), f1(ly), colour, si >= kNColours ? R"( stroke-dasharray="5 3")" : "");
+          f1(lx), f1(ly), f1(lx + 24), f1(ly), colour, dashed ? R"( stroke-dasharray="5 3")" : "");
       s += marker(si, lx + 12, ly, colour);
       s += fmt::format("<text x=\"{}\" y=\"{}\" dy=\"0.32em\">{}</text></g>", f1(lx + 30), f1(ly),
                        xml_escape(panel.series[i].name));
@@ -384,14 +388,14 @@ std::string chart_svg(const Chart& c, int width) {
           m.row + 1, xml_escape(m.text), f1(x), f1(y0), f1(y1), f1(x - 5), f1(x + 5), f1(y0 + 7));
     }
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
-      const std::size_t si = series_index + i;
-      const char* colour = kColours[si % kNColours];
       const ChartSeries& se = panel.series[i];
+      const std::size_t si = se.style.value_or(series_index + i);
+      const char* colour = kColours[si % kNColours];
       const auto pts = thinned(se.pts);
       s += fmt::format("\n<g class=\"series\"><title>{}</title>", xml_escape(se.name));
       if (c.lines && pts.size() > 1) {
         s += "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"2\"" +
-             (si >= kNColours ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
+             (se.dashed || si >= kNColours ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
         for (std::size_t k = 0; k < pts.size(); ++k) s += (k ? " " : "") + f1(px(pts[k].x)) + "," + f1(py(pts[k].y));
         s += "\"/>";
       }

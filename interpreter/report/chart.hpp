@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct ChartPoint {
 struct ChartSeries {
   std::string name;  // the column, and the other sweep variables' values when there are several
   std::vector<ChartPoint> pts;
+  // Colour and marker: by default the series' position in the chart. A comparison draws both
+  // sides of one column in one style, the right side dashed.
+  std::optional<std::size_t> style;
+  bool dashed = false;
 };
 
 // One y axis: the columns that share a display unit.

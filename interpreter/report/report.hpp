@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "interpreter/results/diff.hpp"
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
@@ -18,6 +19,10 @@ struct ReportInfo {
 
 // The page. Same run, same bytes (no clock, no paths beyond the ones given).
 [[nodiscard]] std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info);
+
+// Diff mode (`mls report A.mls B.mls`, `--preset A --preset B`, `FILE --diff --use ...`): the
+// comparison of two runs (results/diff) with both sides of each sweep on one chart.
+[[nodiscard]] std::string report_diff_html(const DiffReport& d, const RunResult& left, const RunResult& right);
 
 // Rows a report table shows at most (the chart uses them all, thinned); the rest are counted.
 inline constexpr std::size_t kReportMaxRows = 5000;

@@ -111,6 +111,14 @@ struct DiffReport {
                                                       const Value& r, const TypeP& rt, const Display& rd);
 [[nodiscard]] bool same_value(const Value& a, const Value& b);
 
+// Pieces of the text rendering that other renderings (the report's diff page) show as they are.
+[[nodiscard]] std::string assumption_change_text(const AssumptionChange& c);  // "a (default) → b (command line)"
+[[nodiscard]] std::string diff_left_text(const ValueDiff& v);                 // "(absent)" for an added value
+[[nodiscard]] std::string diff_right_text(const ValueDiff& v);                // "(absent)" for a removed one
+[[nodiscard]] std::string diff_change_text(const ValueDiff& v);    // right − left, or "different dimensions"
+[[nodiscard]] std::string diff_relative_text(const ValueDiff& v);  // "-1.3 %", "from 0"
+[[nodiscard]] std::string diff_note_text(const ValueDiff& v);      // "only on the right", "(below ...)"
+
 // Renderings (diff_format.cpp); the JSON schema is documented in docs/diff.md.
 [[nodiscard]] std::string format_diff_text(const DiffReport& d);
 [[nodiscard]] std::string format_diff_json(const DiffReport& d);

@@ -371,4 +371,11 @@ std::string format_diff_json(const DiffReport& d) {
   return out;
 }
 
+std::string assumption_change_text(const AssumptionChange& c) { return change_text(c); }
+std::string diff_left_text(const ValueDiff& v) { return left_of(v); }
+std::string diff_right_text(const ValueDiff& v) { return right_of(v); }
+std::string diff_change_text(const ValueDiff& v) { return change_of_text(v); }
+std::string diff_relative_text(const ValueDiff& v) { return relative_of_text(v); }
+std::string diff_note_text(const ValueDiff& v) { return note_of(v); }
+
 }  // namespace mls

@@ -152,7 +152,7 @@ Workspace::Analysis* Workspace::analysis(const std::string& raw) {
     b.globals = b.s.prog.globals.size();
     b.functions = b.s.prog.functions.size();
     b.presets = b.s.prog.presets.size();
-    b.prog_mark = b.s.prog.begin_input();  // Program::mark() became begin_input() (issue 19, item 9)
+    b.prog_mark = b.s.prog.begin_input();  // the prelude stays; each analysis is rolled back to here
     b.check_mark = b.s.ck.mark();
   }
   Base& b = *base_;
