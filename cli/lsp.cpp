@@ -238,6 +238,10 @@ class Server {
     ws_.stdlib_dir = opt.stdlib_dir;
     ws_.limits.hover_millis = opt.hover_millis;
   }
+  // A workspace given by the caller outlives the input its `cancelled` hook reads.
+  ~Server() { ws_.limits.cancelled = nullptr; }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
 
   int run(Framer& in) {
     // A hover's evaluation stops when the client sends anything else (the next keystroke).

@@ -98,10 +98,7 @@ Workspace::~Workspace() = default;
 void Workspace::changed() {
   // Any document may import any other: every analysis and cached answer is stale.
   current_.reset();
-  for (auto& [_, doc] : docs_) {
-    doc->diags.reset();
-    doc->repl_current = false;
-  }
+  for (auto& [_, doc] : docs_) doc->diags.reset();
 }
 
 void Workspace::open(const std::string& path, std::string text) {
@@ -320,42 +317,81 @@ std::vector<Location> Workspace::references(const std::string& path, TextPos pos
 
 // ---- completion -------------------------------------------------------------------------------
 
+namespace {
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// `root.f.g.` before `end` (the dot at end - 1): {"root", "f", "g"}, or empty if it is not a
+// plain chain of names (a call or an index before the dot is left to the REPL's engine).
+std::vector<std::string> name_chain(std::string_view line, std::size_t end) {
+  std::vector<std::string> out;
+  while (end > 0 && line[end - 1] == '.') {
+    std::size_t b = end - 1;
+    while (b > 0 && ident_char(line[b - 1])) --b;
+    if (b == end - 1) return {};
+    out.insert(out.begin(), std::string(line.substr(b, end - 1 - b)));
+    end = b;
+  }
+  if (end > 0 && (line[end - 1] == ')' || line[end - 1] == ']')) return {};
+  return out;
+}
+
+}  // namespace
+
 CompletionList Workspace::completion(const std::string& raw, TextPos pos) {
   CompletionList out;
   const std::string path = normal(raw);
   auto it = docs_.find(path);
   if (it == docs_.end()) return out;
-  Doc& d = *it->second;
-  const std::size_t off = text_offset(d.text, pos);
-  const std::size_t line_start = d.text.rfind('\n', off == 0 ? 0 : off - 1);
-  const std::size_t from = off == 0 || line_start == std::string::npos ? 0 : line_start + 1;
-  const std::string line = d.text.substr(from, off - from);
-  if (!d.repl_current) {
-    // The document's definitions, loaded as `mls repl FILE` loads them (nothing runs).
-    auto rs = std::make_unique<ReplSession>();
-    Program& p = rs->program();
-    p.reader = [this, disk = p.reader](const std::string& file) -> std::optional<std::string> {
-      auto open_doc = docs_.find(normal(file));
-      if (open_doc != docs_.end()) return open_doc->second->text;
-      return disk(file);
-    };
-    bool loaded = false;
-    run_on_pipeline_stack([&] { loaded = rs->start({path}).status == Outcome::Status::ok; });
-    if (loaded || !d.repl) {
-      if (!loaded) {
-        // The prelude alone still completes H100's fields and every stdlib name.
-        rs = std::make_unique<ReplSession>();
-        run_on_pipeline_stack([&] { (void)rs->start({}); });
-      }
-      d.repl = std::move(rs);
-    }
-    d.repl_current = true;
+  const std::string& text = it->second->text;
+  const std::size_t off = text_offset(text, pos);
+  const std::size_t nl = off == 0 ? std::string::npos : text.rfind('\n', off - 1);
+  const std::size_t from = nl == std::string::npos ? 0 : nl + 1;
+  const std::string line = text.substr(from, off - from);
+  // The REPL's engine over the prelude, loaded once: stdlib names, fields of stdlib values (H100.),
+  // units after a number, conventions and their choices, presets.
+  if (!repl_) {
+    repl_ = std::make_unique<ReplSession>();
+    run_on_pipeline_stack([&] { (void)repl_->start({}); });
   }
   Completion c;
-  run_on_pipeline_stack([&] { c = complete(*d.repl, line, {}); });
-  out.labels = std::move(c.candidates);
-  const std::size_t start = from + std::min(c.start, line.size());
-  out.replace = TextRange{text_pos(d.text, start), text_pos(d.text, off)};
+  run_on_pipeline_stack([&] { c = complete(*repl_, line, {}); });
+  const std::size_t start = std::min(c.start, line.size());
+  const std::string word = line.substr(start);
+  std::vector<std::string> labels = std::move(c.candidates);
+  // The document's own names and the fields of its values, from its analysis (a text that does
+  // not parse still declares the statements that do).
+  const Analysis* an = analysis(path);
+  if (an && an->main) {
+    const Program& p = an->s->prog;
+    const std::vector<std::string> chain =
+        start > 0 && line[start - 1] == '.' ? name_chain(line, start) : std::vector<std::string>{};
+    for (const Stmt& st : an->main->stmts) {
+      if (st.kind != SK::let || st.name == kNoSym) continue;
+      const std::string& name = sym_name(st.name);
+      if (chain.empty() && (start == 0 || line[start - 1] != '.')) {
+        if (name.rfind(word, 0) == 0) labels.push_back(name);
+        continue;
+      }
+      if (chain.empty() || name != chain[0]) continue;
+      const Decl* d = p.lookup(st.name);
+      if (!d || d->kind != RefKind::global) continue;
+      TypeP t = p.globals[d->index].type;
+      for (std::size_t i = 1; t && i < chain.size(); ++i) {
+        const TypeP* f = t->k == Type::K::record ? t->field(intern(chain[i])) : nullptr;
+        t = f ? *f : nullptr;
+      }
+      if (t && t->k == Type::K::record)
+        for (const auto& [f, _] : t->fields)
+          if (sym_name(f).rfind(word, 0) == 0) labels.push_back(sym_name(f));
+    }
+  }
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  out.labels = std::move(labels);
+  out.replace = TextRange{text_pos(text, from + start), text_pos(text, off)};
   return out;
 }
 

@@ -15,6 +15,8 @@
 
 namespace mls {
 
+class ReplSession;
+
 // 0-based line and 0-based column in UTF-16 code units, as the Language Server Protocol counts.
 struct TextPos {
   std::uint32_t line = 0;
@@ -97,7 +99,8 @@ class Workspace {
   [[nodiscard]] std::vector<Location> definition(const std::string& path, TextPos p);
   // Every use of the name at `p` in the document (and its declaration when `with_decl`).
   [[nodiscard]] std::vector<Location> references(const std::string& path, TextPos p, bool with_decl);
-  // The REPL's completion engine on the line before `p`.
+  // Completion on the line before `p`: the REPL's engine over the prelude, and the document's
+  // own names and the fields of its values.
   [[nodiscard]] CompletionList completion(const std::string& path, TextPos p);
   // Top-level lets, functions, sweeps, searches, conventions, presets, units and dimensions.
   [[nodiscard]] std::vector<SymbolInfo> symbols(const std::string& path);
@@ -118,6 +121,7 @@ class Workspace {
   std::map<std::string, std::unique_ptr<Doc>> docs_;
   std::unique_ptr<Base> base_;
   std::unique_ptr<Analysis> current_;
+  std::unique_ptr<ReplSession> repl_;  // the prelude, for the REPL's completion engine
 };
 
 // The stdlib/ directory whose files match the embedded prelude, searched at `candidates`

@@ -40,10 +40,6 @@ struct Workspace::Analysis {
 struct Workspace::Doc {
   std::string text;
   std::optional<std::vector<WsDiagnostic>> diags;  // cached until a change
-  // Completion: a REPL session holding the document's definitions, rebuilt after a change; the
-  // last one that loaded is kept while the text does not (typing `H100.` is a parse error).
-  std::unique_ptr<ReplSession> repl;
-  bool repl_current = false;
 };
 
 // Editor positions of a span of a loaded file.

@@ -94,3 +94,14 @@ TEST_CASE("completion offers fields after a dot") {
   CHECK(std::find(c.labels.begin(), c.labels.end(), "hbm") != c.labels.end());
   CHECK(c.replace == TextRange{{0, 13}, {0, 13}});
 }
+
+TEST_CASE("completion offers the document's names and the fields of its records") {
+  Workspace ws;
+  const std::string p = "/virtual/d.mls";
+  ws.open(p, "let budget = { gpus: 8, hours: 10 h }\nlet b2 = budget.\nlet c = bu\n");
+  auto c = ws.completion(p, TextPos{1, 16});
+  CHECK(c.labels == std::vector<std::string>{"gpus", "hours"});
+  c = ws.completion(p, TextPos{2, 10});
+  CHECK(std::find(c.labels.begin(), c.labels.end(), "budget") != c.labels.end());
+  CHECK(c.replace == TextRange{{2, 8}, {2, 10}});
+}
