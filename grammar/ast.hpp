@@ -191,6 +191,7 @@ enum class SK : std::uint8_t {
   assert_,
   sweep,
   search,
+  solve,  // `solve NAME in LO..HI such that EXPR == TARGET`: bindings[0] and value (a comparison)
   convention,
   dimension,
   unit,

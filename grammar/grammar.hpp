@@ -54,6 +54,9 @@ MLS_KW(maximize, "maximize");
 MLS_KW(minimize, "minimize");
 MLS_KW(top, "top");
 MLS_KW(pareto, "pareto");
+MLS_KW(solve, "solve");
+MLS_KW(such, "such");
+MLS_KW(that, "that");
 MLS_KW(if, "if");
 MLS_KW(then, "then");
 MLS_KW(else, "else");
@@ -78,10 +81,10 @@ struct reserved
     : sor<kw_let_raw, kw_set_raw, kw_use_raw, kw_preset_raw, kw_import_raw, kw_show_raw, kw_assert_raw, kw_sweep_raw,
           kw_search_raw, kw_over_raw, kw_in_raw, kw_if_raw, kw_then_raw, kw_else_raw, kw_match_raw, kw_with_raw,
           kw_and_raw, kw_or_raw, kw_not_raw, kw_true_raw, kw_false_raw, kw_convention_raw, kw_dimension_raw,
-          kw_unit_raw, kw_prefixes_raw, kw_display_raw, kw_native_raw, kw_pareto_raw> {};
+          kw_unit_raw, kw_prefixes_raw, kw_display_raw, kw_native_raw, kw_pareto_raw, kw_solve_raw> {};
 // Contextual words: names elsewhere, but never units (they follow numbers in sweeps).
 struct unit_stopword : sor<reserved, kw_by_raw, kw_where_raw, kw_subject_raw, kw_to_raw, kw_top_raw, kw_maximize_raw,
-                           kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw> {};
+                           kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw, kw_such_raw, kw_that_raw> {};
 
 struct name_raw : seq<not_at<reserved>, p::identifier> {};
 struct name : seq<name_raw, ws> {};
@@ -268,6 +271,10 @@ struct body_close : rbrace {};
 struct body : seq<must<lbrace>, star<body_item, opt_sep>, must<body_close>> {};
 struct sweep_stmt : seq<kw_sweep, must<name>, must<kw_over>, must<bindings>, body> {};
 struct search_stmt : seq<kw_search, must<name>, must<kw_over>, must<bindings>, body> {};
+// `solve NAME in LO..HI such that EXPR == TARGET` (or <=, >=): lowering checks the comparison.
+struct solve_range : seq<expr, dotdot, expr_req> {};
+struct such_that : seq<kw_such, kw_that> {};
+struct solve_stmt : seq<kw_solve, must<name>, must<kw_in>, must<solve_range>, must<such_that>, expr_req> {};
 
 // Conventions and presets.
 struct choice : seq<name, must<colon>, must<string_lit>> {};
@@ -302,8 +309,8 @@ struct display_stmt : seq<kw_display, must<display_unit>, star<comma, must<displ
 struct native_stmt : seq<kw_native, must<name_raw>, must<params>, ws, opt<string_lit>> {};
 
 struct statement
-    : sor<import_stmt, let_stmt, set_stmt, use_stmt, show_stmt, assert_stmt, sweep_stmt, search_stmt, convention_stmt,
-          preset_stmt, dimension_stmt, unit_stmt, prefixes_stmt, display_stmt, native_stmt> {};
+    : sor<import_stmt, let_stmt, set_stmt, use_stmt, show_stmt, assert_stmt, sweep_stmt, search_stmt, solve_stmt,
+          convention_stmt, preset_stmt, dimension_stmt, unit_stmt, prefixes_stmt, display_stmt, native_stmt> {};
 
 // One statement at a time: the parser loop in parse.cpp resynchronises after an error.
 struct one_statement : seq<statement, opt_sep> {};

@@ -66,6 +66,8 @@ MLS_MSG(prefixes_close, "expected '}' to close the prefixes");
 MLS_MSG(preset_close, "expected '}' to close the preset");
 MLS_MSG(record_close, "expected '}' to close the record");
 MLS_MSG(rparen, "expected ')'");
+MLS_MSG(solve_range, "expected a range 'LO..HI' to solve over");
+MLS_MSG(such_that, "expected 'such that' and a comparison");
 MLS_MSG(string_close, "expected '\"' to close the string");
 MLS_MSG(string_lit, "expected a string");
 MLS_MSG(unary_expr, "expected an expression");
@@ -192,14 +194,14 @@ using selector = pt::selector<
         g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
         g::dimensionless_target, g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot,
         g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label,
-        g::assert_stmt, g::sweep_stmt, g::search_stmt, g::bindings, g::single_binding, g::zip_binding, g::zip_names,
-        g::zip_domain, g::domain, g::range_tail, g::range_step, g::range_step_mul, g::range_step_add, g::body,
-        g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj, g::top_stmt, g::pareto_stmt,
-        g::convention_stmt, g::choice, g::convention_default, g::preset_stmt, g::preset_extends, g::preset_body,
-        g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div, g::unit_stmt, g::unit_name,
-        g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def, g::prefix_name, g::display_stmt,
-        g::display_unit, g::native_stmt, g::call_close, g::paren_close, g::list_close, g::record_close, g::with_close,
-        g::match_close, g::body_close>>;
+        g::assert_stmt, g::sweep_stmt, g::search_stmt, g::solve_stmt, g::solve_range, g::bindings, g::single_binding,
+        g::zip_binding, g::zip_names, g::zip_domain, g::domain, g::range_tail, g::range_step, g::range_step_mul,
+        g::range_step_add, g::body, g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj,
+        g::top_stmt, g::pareto_stmt, g::convention_stmt, g::choice, g::convention_default, g::preset_stmt,
+        g::preset_extends, g::preset_body, g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div,
+        g::unit_stmt, g::unit_name, g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def,
+        g::prefix_name, g::display_stmt, g::display_unit, g::native_stmt, g::call_close, g::paren_close, g::list_close,
+        g::record_close, g::with_close, g::match_close, g::body_close>>;
 
 // ---------------------------------------------------------------------------------------------
 // Lowering from parse tree to AST.
@@ -683,6 +685,33 @@ class Lowerer {
     return b;
   }
 
+  // `solve NAME in LO..HI such that EXPR REL TARGET`: one range binding (as in a sweep) and the
+  // comparison as the value; REL is ==, <= or >= (< and > mean the same boundary).
+  void solve(const Node& n, Stmt& s) const {
+    s.kind = SK::solve;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    Binding b;
+    const Node& range = *n.children.at(1);
+    b.span = span(range);
+    b.names.push_back(s.name);
+    b.name_spans.push_back(s.name_span);
+    b.domains.push_back(expr(*range.children.at(0)));
+    b.range_to = expr(*range.children.at(1));
+    s.bindings.push_back(std::move(b));
+    s.value = expr(*n.children.back());
+    const Expr& c = *s.value;
+    const bool cmp = c.kind == EK::binary &&
+                     (c.op == Op::eq || c.op == Op::le || c.op == Op::ge || c.op == Op::lt || c.op == Op::gt);
+    if (!cmp) {
+      auto& d =
+          diags_.error(ErrorKind::solve_decl, c.span,
+                       std::string("expected a comparison 'EXPR == TARGET' (or <=, >=), got ") +
+                           (c.kind == EK::binary ? std::string("another operator") : std::string("an expression")));
+      d.help.push_back("solve finds where EXPR equals TARGET, or the boundary of EXPR <= TARGET");
+    }
+  }
+
   Stmt statement(const Node& n) const {
     too_deep_reported_ = false;
     Stmt s;
@@ -721,6 +750,8 @@ class Lowerer {
       for (const auto& b : n.children.at(1)->children) s.bindings.push_back(binding(*b));
       for (const auto& item : find<g::body>(n)->children)
         if (!item->is_type<g::body_close>()) s.body.push_back(body_item(*item));
+    } else if (n.is_type<g::solve_stmt>()) {
+      solve(n, s);
     } else if (n.is_type<g::convention_stmt>()) {
       s.kind = SK::convention;
       s.name = name_of(*n.children.at(0));

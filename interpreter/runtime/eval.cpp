@@ -12,6 +12,7 @@
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
 #include "native_eval.hpp"
+#include "solve.hpp"
 
 namespace mls {
 
@@ -389,6 +390,8 @@ Value Evaluator::global(std::uint32_t g) {
     v = with_deps(eval_in(*o.value, o.nslots), p_.deps.single(o.atom), o.value->span);
     // The override's own literal stands for the override, not a default.
     if (v.k == Value::K::num || v.k == Value::K::boolean) v.deps = p_.deps.single(o.atom);
+  } else if (gd.stmt->kind == SK::solve) {
+    v = solve_value(*this, *gd.stmt);  // the answer of `solve NAME in ...` (solve.cpp)
   } else {
     v = eval_in(*gd.stmt->value, gd.stmt->nslots);
   }

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
+#include "solve.hpp"
 #include "sweep.hpp"
 
 namespace mls {
@@ -137,15 +139,16 @@ namespace {
 // One shown value or assert: its value, or (keep_going) nullopt after handing a runtime error to
 // the sink. Ctrl-C, the output cap and internal errors always stop the run.
 template <typename F>
-std::optional<Value> kept_going(const RunOptions& opt, RunSink& sink, F&& eval) {
+auto kept_going(const RunOptions& opt, RunSink& sink, F&& eval) {
+  using R = std::optional<decltype(eval())>;
   try {
-    return eval();
+    return R{eval()};
   } catch (DiagnosticError& e) {
     const ErrorKind k = e.diag.kind;
     if (!opt.keep_going || k == ErrorKind::interrupted || k == ErrorKind::limit_output || k == ErrorKind::internal)
       throw;
     sink.error(e.diag);
-    return std::nullopt;
+    return R{};
   }
 }
 }  // namespace
@@ -211,6 +214,36 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
             sink.assertion(a);
           }
           break;
+        case SK::solve: {
+          // Every answer, labelled by what it is: NAME (a root of ==), `min NAME` / `max NAME`
+          // (the smallest / largest value satisfying <= or >=); numbered when there are several.
+          const auto out =
+              kept_going(opt, sink, [&] { return solve_statement(ev, *s, ck.expr_type(s->value->kids.at(0).get())); });
+          if (!out) break;
+          const Decl* d = p.lookup(s->name);
+          const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
+          std::map<std::string, std::size_t> count, seen;
+          for (const auto& a : out->answers) ++count[a.role];
+          for (const auto& a : out->answers) {
+            Shown x;
+            x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
+            if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
+            x.value = a.value;
+            x.type = t;
+            x.display = display_for(p, t, a.value.n.d);
+            // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
+            const Expr& lo = *s->bindings.at(0).domains.at(0);
+            if (lo.kind == EK::num && lo.unit)
+              if (auto u = ck.resolve_unit(*lo.unit, false)) {
+                x.display.unit = lo.unit->text;
+                x.display.factor = u->factor;
+              }
+            x.span = s->span;
+            check_displayable(p, x.value, x.type, x.display, x.span);
+            sink.result(x);
+          }
+          break;
+        }
         case SK::sweep:
         case SK::search: {
           run_sweep(p, ck, cfg, opt, *s, sink, sweep_asserts);

@@ -140,7 +140,7 @@ TypeP Checker::global_type(std::uint32_t g) {
   env.slots.assign(static_cast<std::size_t>(gd.stmt->nslots), t_error());
   const std::size_t saved = inst_depth_;
   inst_depth_ = 0;
-  gd.type = expr(*gd.stmt->value, env);
+  gd.type = gd.stmt->kind == SK::solve ? solve(*gd.stmt, env) : expr(*gd.stmt->value, env);
   inst_depth_ = saved;
   global_stack_.pop_back();
   gd.check_state = 2;

@@ -565,6 +565,16 @@ void Program::declare(Module& m) {
           add(s, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
         }
         break;
+      case SK::solve: {
+        // A solve declares its NAME as a global whose value is the answer (runtime/solve).
+        GlobalDef g;
+        g.name = s.name;
+        g.stmt = &s;
+        g.stdlib = stdlib;
+        globals.push_back(std::move(g));
+        add(s, RefKind::global, static_cast<std::uint32_t>(globals.size() - 1));
+        break;
+      }
       case SK::native: {
         if (!stdlib) {
           diags.error(ErrorKind::name_duplicate, s.name_span, "native functions are declared only in the prelude");

@@ -214,6 +214,16 @@ class Resolver {
           if (item.kind == BK::let) item.slot = push(item.name, item.span);
         }
         break;
+      case SK::solve: {
+        // The range is evaluated outside; NAME is a local of the comparison only (elsewhere
+        // NAME is the global the solve declares: its answer).
+        Binding& b = s.bindings.at(0);
+        expr(*b.domains.at(0));
+        if (b.range_to) expr(*b.range_to);
+        b.slots.push_back(push(s.name, s.name_span));
+        expr(*s.value);
+        break;
+      }
       default: break;
     }
     s.nslots = max_;
