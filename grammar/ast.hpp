@@ -117,7 +117,7 @@ struct Expr {
   Ref ref;
   std::uint32_t site = 0;         // branch site (if, match, max/min calls); 0 = none
   std::int32_t atom = -1;         // literal bound to a name: the assumption it creates
-  std::int32_t approx_atom = -1;  // native call that may approximate: its "approx" assumption
+  std::int32_t approx_atom = -1;  // native call's own atom: "approx" (may approximate) or note()'s "note"
   Num si;                         // number literal scaled to base units (set by the checker)
   bool si_ready = false;
   std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
@@ -138,6 +138,8 @@ struct Param {
   Sym name = kNoSym;
   Span span;
   std::optional<UnitExpr> annotation;
+  std::vector<std::string> choices;  // `p: "a" | "b"`: the strings a call may pass (empty: any)
+  Span choices_span;
   ExprP default_value;
   int slot = -1;
 };

@@ -228,7 +228,12 @@ struct conversion : seq<arrow, must<conversion_target>, opt<resolution>> {};
 struct expr : seq<or_expr, opt<conversion>> {};
 
 // ---- statements ----
-struct type_annot : seq<colon, must<unit_expr>, ws> {};
+// A parameter's annotation: a unit or dimension name (`bw: B/s`), or the strings it accepts
+// (`precision: "bf16" | "fp16" | "fp8"`), checked at every call that passes a literal.
+struct choice_sep : one<'|'> {};
+struct choice_annot : seq<string_lit, star<choice_sep, ws, must<string_lit>>> {};
+struct annot_body : sor<choice_annot, unit_expr> {};
+struct type_annot : seq<colon, must<annot_body>, ws> {};
 struct param_default : seq<assign, expr_req> {};
 struct param : seq<name, opt<type_annot>, opt<param_default>> {};
 struct params_close : rparen {};

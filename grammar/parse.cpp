@@ -23,6 +23,7 @@ inline constexpr const char* error_message = nullptr;
   inline constexpr const char* error_message<g::rule> = text
 MLS_MSG(add_expr, "expected an expression after the operator");
 MLS_MSG(and_expr, "expected an expression after 'or'");
+MLS_MSG(annot_body, "expected a unit, a dimension name or the accepted strings (\"a\" | \"b\")");
 MLS_MSG(assign, "expected '='");
 MLS_MSG(binding, "expected a sweep variable ('name in [...]')");
 MLS_MSG(bindings, "expected sweep variables ('name in [...]')");
@@ -193,15 +194,15 @@ using selector = pt::selector<
         g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul, g::op_div, g::op_add, g::op_sub, g::op_eq,
         g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
         g::dimensionless_target, g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot,
-        g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item, g::show_label,
-        g::assert_stmt, g::sweep_stmt, g::search_stmt, g::solve_stmt, g::solve_range, g::bindings, g::single_binding,
-        g::zip_binding, g::zip_names, g::zip_domain, g::domain, g::range_tail, g::range_step, g::range_step_mul,
-        g::range_step_add, g::body, g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj, g::minimize_obj,
-        g::top_stmt, g::pareto_stmt, g::convention_stmt, g::choice, g::convention_default, g::preset_stmt,
-        g::preset_extends, g::preset_body, g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul, g::dim_div,
-        g::unit_stmt, g::unit_name, g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt, g::prefix_def,
-        g::prefix_name, g::display_stmt, g::display_unit, g::native_stmt, g::call_close, g::paren_close, g::list_close,
-        g::record_close, g::with_close, g::match_close, g::body_close>>;
+        g::choice_annot, g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item,
+        g::show_label, g::assert_stmt, g::sweep_stmt, g::search_stmt, g::solve_stmt, g::solve_range, g::bindings,
+        g::single_binding, g::zip_binding, g::zip_names, g::zip_domain, g::domain, g::range_tail, g::range_step,
+        g::range_step_mul, g::range_step_add, g::body, g::body_let, g::where_stmt, g::subject_stmt, g::maximize_obj,
+        g::minimize_obj, g::top_stmt, g::pareto_stmt, g::convention_stmt, g::choice, g::convention_default,
+        g::preset_stmt, g::preset_extends, g::preset_body, g::dimension_stmt, g::dim_expr, g::dim_factor, g::dim_mul,
+        g::dim_div, g::unit_stmt, g::unit_name, g::unit_base_of, g::unit_def, g::prefix_list, g::prefixes_stmt,
+        g::prefix_def, g::prefix_name, g::display_stmt, g::display_unit, g::native_stmt, g::call_close, g::paren_close,
+        g::list_close, g::record_close, g::with_close, g::match_close, g::body_close>>;
 
 // ---------------------------------------------------------------------------------------------
 // Lowering from parse tree to AST.
@@ -571,7 +572,16 @@ class Lowerer {
       Param prm;
       prm.name = name_of(*p->children.at(0));
       prm.span = span(*p);
-      if (const Node* t = find<g::type_annot>(*p)) prm.annotation = unit_expr(*t->children.at(0));
+      if (const Node* t = find<g::type_annot>(*p)) {
+        const Node& body = *t->children.at(0);
+        if (body.is_type<g::choice_annot>()) {
+          prm.choices_span = span(body);
+          for (const auto& s : body.children)
+            if (s->is_type<g::string_lit>()) prm.choices.push_back(string_value(*s));
+        } else {
+          prm.annotation = unit_expr(body);
+        }
+      }
       if (const Node* d = find<g::param_default>(*p)) prm.default_value = expr(*d->children.at(0));
       out.push_back(std::move(prm));
     }

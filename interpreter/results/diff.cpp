@@ -267,7 +267,7 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
     if (!p.deps.is_assumption(a) || dead.count(a)) continue;
     const Assumption& as = p.deps.assumption(a);
     // A validation summary exists per evaluator and only where a value carries it (below).
-    if (as.kind == AssumptionKind::validation) continue;
+    if (as.kind == AssumptionKind::validation || as.kind == AssumptionKind::note) continue;
     if (cfg) {
       const bool configured =
           as.kind == AssumptionKind::convention || as.via == "command line" || as.via.rfind("preset ", 0) == 0;

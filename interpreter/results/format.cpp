@@ -129,11 +129,17 @@ std::string via_text(const AssumptionView& a) {
 void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent) {
   std::size_t wk = 0, wn = 0, wv = 0;
   for (const auto& a : as) {
+    // A note is a sentence, not a name = value: its own line, outside the columns.
+    if (a.kind == "note") {
+      out += indent + "note: " + a.value + (a.at.empty() ? "" : "  (" + a.at + ")") + "\n";
+      continue;
+    }
     wk = std::max(wk, a.kind.size());
     wn = std::max(wn, a.name.size());
     wv = std::max(wv, a.value.size() + (via_text(a).empty() ? 0 : via_text(a).size() + 1));
   }
   for (const auto& a : as) {
+    if (a.kind == "note") continue;
     std::string value = a.value;
     if (!via_text(a).empty()) value += " " + via_text(a);
     std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
@@ -159,7 +165,7 @@ std::string table_counts(const Table& t) {
 // Whether `--assumptions changed` lists an assumption: something a choice of this run put there,
 // or the validation band, which travels with every validated number whatever the mode (issue #11).
 bool is_changed(const AssumptionView& a) {
-  if (a.kind == "approx" || a.kind == "validation") return true;
+  if (a.kind == "note" || a.kind == "approx" || a.kind == "validation") return true;
   if (a.kind != "set" && a.kind != "convention") return false;
   return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
 }
@@ -168,8 +174,10 @@ bool is_changed(const AssumptionView& a) {
 std::vector<AssumptionView> listed(const Program& p, DepSet d, FormatOptions::Assumptions mode, std::size_t& hidden) {
   auto as = assumptions_of(p, d);
   if (mode == FormatOptions::Assumptions::all) return as;
-  const auto keep =
-      mode == FormatOptions::Assumptions::none ? as.begin() : std::stable_partition(as.begin(), as.end(), is_changed);
+  // A note changes what the number means: it is listed in every mode, `none` included.
+  const auto keep = mode == FormatOptions::Assumptions::none
+                        ? std::stable_partition(as.begin(), as.end(), [](const auto& a) { return a.kind == "note"; })
+                        : std::stable_partition(as.begin(), as.end(), is_changed);
   hidden += static_cast<std::size_t>(as.end() - keep);
   as.erase(keep, as.end());
   return as;

@@ -163,6 +163,12 @@ Value e_validated(NativeEval& n) {
   return n.ev.with_deps(n.args[1], n.ev.validation_deps(n.args[0].str()), n.call.span);
 }
 
+// The value with the call's note (an atom created while resolving: t_note requires a literal).
+Value e_note(NativeEval& n) {
+  if (n.call.approx_atom < 0) return n.args[1];
+  return n.ev.with_deps(n.args[1], n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)), n.call.span);
+}
+
 // The record of a config.json read while the program was resolved (semantics/hf_config.cpp); each
 // value carries the assumptions of the keys it comes from.
 Value e_hf_config(NativeEval& n) {
@@ -215,6 +221,7 @@ constexpr EvalRow kEvals[] = {
     {NativeId::error, e_error},
     {NativeId::erlang_c, e_erlang_c},
     {NativeId::validated, e_validated},
+    {NativeId::note, e_note},
     {NativeId::hf_config, e_hf_config},
     {NativeId::kv_alloc_sim, kvsim::evaluate},
     {NativeId::serve_sim, servesim::evaluate},

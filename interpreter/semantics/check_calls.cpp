@@ -88,11 +88,41 @@ TypeP Checker::call(Expr& e, Env& env) {
   return r;
 }
 
+namespace {
+std::string choices_text(const Param& p) {
+  std::string s;
+  for (const auto& c : p.choices) s += (s.empty() ? "\"" : " | \"") + c + "\"";
+  return s;
+}
+}  // namespace
+
+// A string argument of a parameter declared `p: "a" | "b"`. Only a literal is known before the run;
+// any other string is the function body's to check when it runs.
+bool Checker::choice_ok(const Param& prm, const Type& t, const Expr& value, Span at, Env& env) {
+  if (t.k != Type::K::str) {
+    error(ErrorKind::type_mismatch, at,
+          "argument '" + sym_name(prm.name) + "' must be a string (" + choices_text(prm) + "), got " + kind_word(t),
+          env)
+        .notes.push_back({prm.choices_span, "declared here"});
+    return false;
+  }
+  if (value.kind != EK::str || std::find(prm.choices.begin(), prm.choices.end(), value.str) != prm.choices.end())
+    return true;
+  auto& d = error(
+      ErrorKind::call_choice, at,
+      "argument '" + sym_name(prm.name) + "' must be one of " + choices_text(prm) + ", got \"" + value.str + "\"", env);
+  const std::string near = closest(value.str, prm.choices);
+  if (!near.empty()) d.help.push_back("did you mean \"" + near + "\"?");
+  d.notes.push_back({prm.choices_span, "declared here"});
+  return false;
+}
+
 TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
   const Stmt& decl = *p_.functions[fn].stmt;
   const auto& params = decl.params;
   std::vector<TypeP> passed(params.size());
   std::vector<Span> spans(params.size());
+  std::vector<const Expr*> values(params.size(), nullptr);
   bool bad = false;
   std::size_t positional = 0;
   for (auto& a : e.args) {
@@ -131,6 +161,7 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
     }
     passed[idx] = t;
     spans[idx] = a.value->span;
+    values[idx] = a.value.get();
   }
   std::string missing;
   for (std::size_t i = 0; i < params.size(); ++i)
@@ -154,6 +185,11 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
       bad = true;
     }
   }
+  // Parameters that accept named strings: a literal argument must be one of them.
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (passed[i] && !params[i].choices.empty() && !is_loose(*passed[i]) &&
+        !choice_ok(params[i], *passed[i], *values[i], spans[i], env))
+      bad = true;
   if (bad) return t_error();
   for (const auto& t : passed)
     if (t && t->k == Type::K::error) return t_error();
@@ -253,7 +289,7 @@ void Checker::check_function_standalone(std::uint32_t fn) {
   // Functions whose parameters all have defaults or annotations are checked even if unused.
   const Stmt& decl = *p_.functions[fn].stmt;
   for (const auto& prm : decl.params)
-    if (!prm.default_value && !prm.annotation) return;
+    if (!prm.default_value && !prm.annotation && prm.choices.empty()) return;
   Expr fake;
   fake.kind = EK::call;
   fake.span = decl.name_span;
@@ -262,8 +298,16 @@ void Checker::check_function_standalone(std::uint32_t fn) {
   // Annotated parameters without defaults get a synthetic argument of the annotated dimension.
   std::vector<TypeP> passed(decl.params.size());
   Env env;
+  // A default outside the parameter's own choices is the definition's mistake.
+  for (const auto& prm : decl.params)
+    if (!prm.choices.empty() && prm.default_value && prm.default_value->kind == EK::str)
+      (void)choice_ok(prm, *t_str(), *prm.default_value, prm.default_value->span, env);
   for (std::size_t i = 0; i < decl.params.size(); ++i) {
     if (decl.params[i].default_value) continue;
+    if (!decl.params[i].choices.empty()) {
+      passed[i] = t_str();
+      continue;
+    }
     auto u = resolve_unit(*decl.params[i].annotation);
     passed[i] = u ? t_num(u->dim) : t_error();
   }

@@ -7,6 +7,7 @@ namespace mls {
 
 const char* kind_name(AssumptionKind k) {
   switch (k) {
+    case AssumptionKind::note: return "note";
     case AssumptionKind::convention: return "convention";
     case AssumptionKind::set: return "set";
     case AssumptionKind::registry: return "registry";

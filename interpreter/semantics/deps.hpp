@@ -22,7 +22,8 @@ using AtomId = std::uint32_t;
 
 // Printed in this order under a result.
 // `validation`: a model's measured error band, computed from the validation set (validated()).
-enum class AssumptionKind : std::uint8_t { convention, set, registry, default_, approx, validation };
+// `note`: a caveat written with note("...", value), listed first: it changes what the number means.
+enum class AssumptionKind : std::uint8_t { note, convention, set, registry, default_, approx, validation };
 [[nodiscard]] const char* kind_name(AssumptionKind k);
 
 struct Assumption {

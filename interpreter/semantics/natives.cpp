@@ -174,6 +174,14 @@ TypeP t_validated(NativeCheck& c) {
   return c.args[1];
 }
 
+// note("text", value): the text must be a literal, so its assumption exists before evaluation.
+TypeP t_note(NativeCheck& c) {
+  if (c.loose()) return c.args.size() == 2 ? c.args[1] : t_error();
+  if (c.call.args[0].value->kind != EK::str)
+    c.error(0, ErrorKind::type_mismatch, "'note' expects its text as a string literal, got " + c.describe(0));
+  return c.args[1];
+}
+
 TypeP t_erlang_c(NativeCheck& c) {
   if (c.loose()) return t_error();
   for (std::size_t i = 0; i < c.args.size(); ++i)
@@ -223,6 +231,8 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
      compiled(FastOp::erlang_c)},
     {NativeId::validated, "validated", 2, false, false, t_validated,
      "a value with its model's measured error band (family of validation cases) as an assumption",
+     compiled(FastOp::second_arg)},
+    {NativeId::note, "note", 2, false, false, t_note, "a value with a note the reader must see (a `note` assumption)",
      compiled(FastOp::second_arg)},
     {NativeId::hf_config, "hf_config", 1, false, false, t_hf_config,
      "a Hugging Face config.json read before evaluation, as transformer() shape fields",

@@ -43,6 +43,7 @@ enum class NativeId : std::uint8_t {
   error,
   erlang_c,
   validated,
+  note,
   hf_config,
   kv_alloc_sim,
   serve_sim,  // keep last (kNativeCount)
@@ -93,7 +94,7 @@ enum class FastOp : std::uint8_t {
   field_or,
   has_field,
   fail,        // error(): the row fails, as on the evaluator
-  second_arg,  // validated(): the value itself; its assumption is provenance the evaluator adds
+  second_arg,  // validated(), note(): the value itself; its assumption is provenance the evaluator adds
 };
 
 struct FastForm {

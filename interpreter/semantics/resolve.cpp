@@ -283,6 +283,15 @@ class Resolver {
         for (const auto& f : p_.validated_families) known = known || f.first == family;
         if (!known) p_.validated_families.emplace_back(family, e.span);
       }
+      if (impl == static_cast<int>(NativeId::note) && e.args.size() == 2 && e.args[0].value->kind == EK::str) {
+        Assumption a;
+        a.kind = AssumptionKind::note;
+        a.name = "note";
+        a.value = e.args[0].value->str;
+        a.at = e.span;
+        a.via = stdlib_ ? "stdlib" : "scenario";
+        e.approx_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      }
       if (native_branchy(impl)) {
         std::vector<std::string> arms, full;
         for (const auto& a : e.args) {
