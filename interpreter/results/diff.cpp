@@ -277,9 +277,10 @@ AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const s
     m[{v.kind, v.name}] = std::move(v);  // creation order is precedence order: later wins
   }
   std::set<AtomId> seen;
+  // A note is a consequence of the assumptions (a convention's caveat), not one of them.
   for (DepSet d : used)
     for (AtomId a : p.deps.atoms(d))
-      if (p.deps.is_assumption(a)) seen.insert(a);
+      if (p.deps.is_assumption(a) && p.deps.assumption(a).kind != AssumptionKind::note) seen.insert(a);
   for (AtomId a : seen) {
     AssumptionView v = view_of(p, a);
     m[{v.kind, v.name}] = std::move(v);

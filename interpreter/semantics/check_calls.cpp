@@ -100,10 +100,11 @@ std::string choices_text(const Param& p) {
 // any other string is the function body's to check when it runs.
 bool Checker::choice_ok(const Param& prm, const Type& t, const Expr& value, Span at, Env& env) {
   if (t.k != Type::K::str) {
-    error(ErrorKind::type_mismatch, at,
-          "argument '" + sym_name(prm.name) + "' must be a string (" + choices_text(prm) + "), got " + kind_word(t),
-          env)
-        .notes.push_back({prm.choices_span, "declared here"});
+    auto& d = error(
+        ErrorKind::type_mismatch, at,
+        "argument '" + sym_name(prm.name) + "' must be a string (" + choices_text(prm) + "), got " + kind_word(t), env);
+    d.expecting("a string", kind_word(t));
+    d.notes.push_back({prm.choices_span, "declared here"});
     return false;
   }
   if (value.kind != EK::str || std::find(prm.choices.begin(), prm.choices.end(), value.str) != prm.choices.end())
@@ -111,8 +112,9 @@ bool Checker::choice_ok(const Param& prm, const Type& t, const Expr& value, Span
   auto& d = error(
       ErrorKind::call_choice, at,
       "argument '" + sym_name(prm.name) + "' must be one of " + choices_text(prm) + ", got \"" + value.str + "\"", env);
-  const std::string near = closest(value.str, prm.choices);
-  if (!near.empty()) d.help.push_back("did you mean \"" + near + "\"?");
+  d.subject = sym_name(prm.name);
+  d.expecting(choices_text(prm), "\"" + value.str + "\"");
+  suggest(d, value.str, prm.choices, '"');
   d.notes.push_back({prm.choices_span, "declared here"});
   return false;
 }

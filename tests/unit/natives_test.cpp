@@ -37,6 +37,7 @@ const std::map<std::string, std::string>& sample_calls() {
       {"error", "if x > 1000000 then error(\"never\") else x"},
       {"erlang_c", "erlang_c(x + 10, 5)"},
       {"validated", "validated(\"none\", x)"},
+      {"note", "note(\"a caveat\", x)"},
   };
   return calls;
 }
