@@ -14,7 +14,7 @@
 #include <set>
 
 #include "interpreter/results/format.hpp"
-#include "interpreter/semantics/stack.hpp"
+#include "interpreter/tooling/controls.hpp"
 #include "interpreter/tooling/workspace.hpp"
 
 namespace mls {

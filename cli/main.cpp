@@ -17,7 +17,7 @@
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/runtime/interrupt.hpp"
+#include "interpreter/tooling/controls.hpp"
 #include "interpreter/tooling/driver.hpp"
 #include "lsp.hpp"
 

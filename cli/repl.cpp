@@ -15,7 +15,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/report/chart.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/runtime/interrupt.hpp"
+#include "interpreter/tooling/controls.hpp"
 #include "line_editor.hpp"
 
 namespace mls {

@@ -10,7 +10,8 @@ a bare name ("check.hpp") means the including file's folder; "../" is refused.
 
 The check proves itself in the same run: for every layer with one above it, it plants an include
 of the upper layer's header into a copy of a lower layer's file (and one "../" include) and fails
-unless each planted include is reported at its file and line.
+unless each planted include is reported at its file and line; likewise for an include of every
+earlier layer a row does not list (cli may not skip the facade into semantics or runtime).
 
 Usage: check_layers.py REPO_ROOT
 """
@@ -133,6 +134,14 @@ def self_test(files, layers):
             pairs += 1
     if pairs < len(layers) - 1:
         missed.append("self-test: only %d of %d layer boundaries could be tested" % (pairs, len(layers) - 1))
+    # Reaching past the layers a row lists, into an earlier row it does not (cli into semantics
+    # or runtime, which it uses only through tooling; runtime into report): refused as well.
+    for i, (name, folder, names) in enumerate(layers):
+        for lower, lfolder, _ in layers[:i]:
+            src, header = first(folder, ".cpp"), first(lfolder, ".hpp")
+            if lower not in names and src and header:
+                expect(src, header, "layer %s including layer %s, which its row does not list" % (name, lower))
+                pairs += 1
     # A relative include reaching across folders, and the same upward edge written into the table.
     src = first(layers[1][1], ".cpp")
     if src:
