@@ -69,7 +69,7 @@ std::string factor_text(double f) {
 
 [[noreturn]] void not_a_number(const Explanation& ex, const Value& v) {
   Diagnostic d;
-  d.kind = ErrorKind::sensitivity_result;
+  d.kind = ErrorKind::type_mismatch;
   d.span = ex.span;
   const char* what = v.k == Value::K::boolean ? "true/false"
                      : v.k == Value::K::str   ? "text"

@@ -62,7 +62,7 @@ struct Sensitivity {
 
 // The result `name` (a shown label, TABLE.COLUMN[KEY=VALUE] or a global, as `mls explain`
 // accepts) of the run `base` of session `s` under `sel`, which configured to `cfg`. Throws DiagnosticError as explain
-// does (name.unknown) and sensitivity.result when the result is not a number.
+// does (name.unknown) and type.mismatch when the result is not a number.
 [[nodiscard]] Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, const RunResult& base,
                                       const std::string& name, const RunOptions& run_opt, double step = 0.1);
 

@@ -146,6 +146,6 @@ TEST_CASE("sensitivity: whole counts, a set that reads itself, zero and negative
     (void)of(s, "flag");
     FAIL("a true/false result was ranked");
   } catch (const DiagnosticError& e) {
-    CHECK(e.diag.kind == ErrorKind::sensitivity_result);
+    CHECK(e.diag.kind == ErrorKind::type_mismatch);
   }
 }
