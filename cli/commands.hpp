@@ -1,6 +1,7 @@
 // commands.hpp — parsed command-line arguments and the subcommands beside `run` and `check`.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,10 +19,12 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
-  std::string where;                // list --where EXPR
-  std::string table;                // run, merge: --table NAME (csv)
-  std::string plot_x;               // plot --x COL
-  std::vector<std::string> plot_y;  // plot --y COL,...
+  std::string where;                     // list --where EXPR
+  std::string table;                     // run, merge: --table NAME (csv)
+  std::string plot_x;                    // plot --x COL
+  std::vector<std::string> plot_y;       // plot --y COL,...
+  std::vector<std::string> sensitivity;  // report --sensitivity RESULT (repeatable)
+  std::size_t top = SIZE_MAX;            // sensitivity --top K: entries listed (default: every one)
   // run, merge, text: --assumptions none|changed|all; a reader wants what this run changed.
   FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
@@ -45,6 +48,7 @@ FormatOptions format_options(const Args& a);
 
 int cmd_diff(const Args& a);         // diff.cpp
 int cmd_explain(const Args& a);      // explain.cpp
+int cmd_sensitivity(const Args& a);  // sensitivity.cpp
 int cmd_conventions(const Args& a);  // listing.cpp
 int cmd_presets(const Args& a);      // listing.cpp
 int cmd_repl(const Args& a);         // repl.cpp

@@ -33,8 +33,12 @@ commands:
   diff FILE --preset A --preset B   compare two presets
   diff A.mls B.mls                  compare two scenario files
   explain FILE NAME                 the formula chain behind one result
+  sensitivity FILE NAME             how much each assumption moves one result: elasticity and the
+                                    change for -10 % / +10 %, each convention switched; largest
+                                    first (--top K, --format text|json; docs/sensitivity.md)
   report FILE     one self-contained HTML page: results with their assumptions, sortable
-                  tables, an SVG chart per sweep (--out report.html; docs/report.md)
+                  tables, an SVG chart per sweep (--out report.html; docs/report.md);
+                  --sensitivity NAME adds that result's tornado chart (--top K bars, default 20)
   report A.mls B.mls, report FILE --preset A --preset B, report FILE --diff --use NAME=CHOICE
                   the page of a comparison: what differs, what moved and why, both sides charted
   plot FILE TABLE one chart of a table: braille text, or SVG (--format svg, --out X.svg), or PNG (--out X.png)
@@ -157,6 +161,23 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
         return 64;
       }
       a.assumptions = *m;
+    } else if (arg == "--sensitivity" || arg.rfind("--sensitivity=", 0) == 0) {
+      auto v = value("--sensitivity");
+      if (!v) return 64;
+      if (v->empty()) {
+        error = "--sensitivity expects a result name, got ''";
+        return 64;
+      }
+      a.sensitivity.push_back(*v);
+    } else if (arg == "--top" || arg.rfind("--top=", 0) == 0) {
+      auto v = value("--top");
+      if (!v) return 64;
+      const auto n = whole_number(*v, 1, 100000);
+      if (!n) {
+        error = "--top expects a whole number from 1 to 100000, got '" + *v + "'";
+        return 64;
+      }
+      a.top = static_cast<std::size_t>(*n);
     } else if (arg.rfind("--table", 0) == 0) {
       auto v = value("--table");
       if (!v) return 64;
@@ -449,19 +470,23 @@ int dispatch(int argc, char** argv) {
   }
   const std::string& cmd = a.positional[0];
   if (a.run.shard_n && cmd != "run") return usage_error("--shard applies to run only");
+  if (!a.sensitivity.empty() && cmd != "report") return usage_error("--sensitivity applies to report only");
+  if (a.top != SIZE_MAX && cmd != "sensitivity" && cmd != "report")
+    return usage_error("--top applies to sensitivity and report --sensitivity only");
   if (a.diff && cmd != "report") return usage_error("--diff applies to report only (mls diff compares on its own)");
   if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge" || cmd == "report" ||
-      cmd == "plot") {
+      cmd == "plot" || cmd == "sensitivity") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are
     // left as they were and the progress line is cleared.
     const InterruptScope ctrl_c;
-    return cmd == "run"        ? cmd_run(a)
-           : cmd == "merge"    ? cmd_merge(a)
-           : cmd == "report"   ? cmd_report(a)
-           : cmd == "plot"     ? cmd_plot(a)
-           : cmd == "diff"     ? cmd_diff(a)
-           : cmd == "validate" ? cmd_validate(a)
-                               : cmd_explain(a);
+    return cmd == "run"           ? cmd_run(a)
+           : cmd == "merge"       ? cmd_merge(a)
+           : cmd == "report"      ? cmd_report(a)
+           : cmd == "plot"        ? cmd_plot(a)
+           : cmd == "diff"        ? cmd_diff(a)
+           : cmd == "validate"    ? cmd_validate(a)
+           : cmd == "sensitivity" ? cmd_sensitivity(a)
+                                  : cmd_explain(a);
   }
   if (cmd == "check") return cmd_check(a);
   if (cmd == "conventions") return cmd_conventions(a);

@@ -3,12 +3,15 @@
 // interpreter/report/, write through the --out machinery.
 #include "interpreter/report/report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "commands.hpp"
 #include "diff_run.hpp"
 #include "interpreter/report/chart.hpp"
 #include "interpreter/report/png.hpp"
+#include "interpreter/tooling/sensitivity.hpp"
 
 namespace mls {
 
@@ -23,7 +26,8 @@ std::string selection_text(const Args& a) {
 }
 
 // Prepares, configures and runs FILE collected; nullopt after reporting (rc set).
-std::optional<RunResult> collected_run(const Args& a, Session& s, const std::string& file, int& rc) {
+std::optional<RunResult> collected_run(const Args& a, Session& s, const std::string& file, int& rc,
+                                       std::optional<Config>* cfg_out = nullptr) {
   if (!prepare(s, file)) {
     rc = report(s);
     return std::nullopt;
@@ -35,7 +39,9 @@ std::optional<RunResult> collected_run(const Args& a, Session& s, const std::str
     return std::nullopt;
   }
   try {
-    return run_program(s.prog, s.ck, *cfg, a.run);
+    auto run = run_program(s.prog, s.ck, *cfg, a.run);
+    if (cfg_out) *cfg_out = std::move(cfg);
+    return run;
   } catch (DiagnosticError& e) {
     s.prog.diags.add(std::move(e.diag));
     rc = report(s);
@@ -52,6 +58,35 @@ int write_capped(const Args& a, Session& s, const std::string& text) {
   return emit(a, text);
 }
 
+// `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
+Tornado tornado_of(const Sensitivity& r, std::size_t top) {
+  Tornado t;
+  t.result = r.name;
+  t.shown = r.shown;
+  t.step = std::to_string(std::lround(r.step * 100)) + " %";
+  for (const auto& e : r.entries) {
+    if (t.bars.size() >= top) {
+      ++t.more;
+      continue;
+    }
+    if (e.convention) {
+      for (const auto& sw : e.switches)
+        if (sw.value)
+          t.bars.push_back(
+              {e.name + " -> " + sw.choice, "convention, now " + e.choice, 0, r.change(*sw.value).value_or(0), true});
+      continue;
+    }
+    char el[32];
+    std::snprintf(el, sizeof el, "%+.3f", e.elasticity.value_or(0));
+    t.bars.push_back({e.name,
+                      e.source + " " + e.value +
+                          (e.whole ? " (moved to " + e.down_text + " and " + e.up_text + ")" : "") +
+                          (e.elasticity ? ", elasticity " + std::string(el) : "") + (e.uneven ? ", uneven" : ""),
+                      r.change(*e.down).value_or(0), r.change(*e.up).value_or(0), false});
+  }
+  return t;
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -61,6 +96,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 int cmd_report(const Args& a) {
   if (a.format != "text" && a.format != "html")
     return usage_error("report writes html, got --format '" + a.format + "'");
+  if (!a.sensitivity.empty() && (a.diff || a.positional.size() == 3 || a.presets.size() == 2))
+    return usage_error("report --sensitivity draws one run, not a comparison");
   // Diff mode: two files, two presets, or --diff (FILE as written against FILE with --use/--set).
   if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
     DiffRun d;
@@ -73,9 +110,19 @@ int cmd_report(const Args& a) {
   with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
   Session s;
   int rc = 0;
-  const auto run = collected_run(with_points, s, a.positional[1], rc);
+  std::optional<Config> cfg;
+  const auto run = collected_run(with_points, s, a.positional[1], rc, &cfg);
   if (!run) return rc;
-  return write_capped(a, s, report_html(s.prog, *run, {a.positional[1], selection_text(a)}));
+  ReportInfo info{a.positional[1], selection_text(a), {}};
+  try {
+    for (const auto& name : a.sensitivity)
+      info.sensitivity.push_back(
+          tornado_of(sensitivity(s, selection_of(a), *cfg, *run, name, a.run), std::min<std::size_t>(a.top, 20)));
+  } catch (DiagnosticError& e) {
+    s.prog.diags.add(std::move(e.diag));
+    return report(s);
+  }
+  return write_capped(a, s, report_html(s.prog, *run, info));
 }
 
 int cmd_plot(const Args& a) {

@@ -13,6 +13,7 @@ probe reads the page through the DOM and writes what it found as JSON into the D
   - sorting: a header click orders the rows by that column's numbers, a second click reverses
     them, and every row is still there;
   - user text is escaped: the small golden's "<b>fast</b>" shows as text, no <b> element exists;
+  - `--sensitivity RESULT` on the scenario: a tornado chart with a bar per row of its table;
   - a screenshot is taken (a PNG of non-trivial size).
 The diff page (`mls report FILE --diff --use mtbf_model=gpu_only`) is opened the same way: no
 error, the differing assumptions listed, the changed result with its cause, and each sweep drawn
@@ -76,6 +77,8 @@ PROBE = """<script>
   for (var k = 0; k < ks.length; k++) if (out.kinds.indexOf(ks[k].getAttribute('data-kind')) < 0) out.kinds.push(ks[k].getAttribute('data-kind'));
   out.bold_elements = document.querySelectorAll('main b').length;
   out.validated_badges = document.querySelectorAll('.badge.validated').length;
+  out.tornado_bars = document.querySelectorAll('#sensitivity svg.tornado g.bar').length;
+  out.tornado_rows = document.querySelectorAll('#sensitivity table.sensitivity tbody tr').length;
   var pre = document.createElement('pre');
   pre.id = 'mls-probe';
   pre.textContent = JSON.stringify(out);
@@ -192,7 +195,8 @@ def check_page(browser, mls, scenario, work, expect):
     problems = []
     name = os.path.splitext(os.path.basename(scenario))[0]
     page = os.path.join(work, name + ".html")
-    p = subprocess.run([mls, "report", scenario, "--out", page], capture_output=True, timeout=300)
+    p = subprocess.run([mls, "report", scenario, "--out", page] + expect.get("args", []), capture_output=True,
+                       timeout=300)
     if p.returncode != 0:
         return ["%s: mls report exited %d: %s" % (name, p.returncode, p.stderr.decode())]
     with open(page, encoding="utf-8") as f:
@@ -250,6 +254,10 @@ def check_page(browser, mls, scenario, work, expect):
             problems.append("%s: no assumptions of kind %s (got %s)" % (name, k, got["kinds"]))
     if got["validated_badges"] < expect["validated"]:
         problems.append("%s: %d validated badges, expected at least %d" % (name, got["validated_badges"], expect["validated"]))
+    # `--sensitivity RESULT`: the tornado chart draws one bar group per table row, at least the --top asked.
+    if got["tornado_bars"] != got["tornado_rows"] or got["tornado_bars"] < expect.get("tornado", 0):
+        problems.append("%s: tornado chart: %d bars, %d table rows, expected at least %d"
+                        % (name, got["tornado_bars"], got["tornado_rows"], expect.get("tornado", 0)))
     if got["bold_elements"]:
         problems.append("%s: user text became markup (%d <b> elements)" % (name, got["bold_elements"]))
     if not screenshot(browser, page, os.path.join(work, name + ".png"), work):
@@ -269,7 +277,8 @@ def main():
         return 77
     pages = [
         (os.path.join(root, "scenarios", "thousand_gpus.mls"),
-         {"tables": [("table scale", 1, True, 1, 0)], "kinds": ["registry", "default", "validation"], "validated": 3}),
+         {"tables": [("table scale", 1, True, 1, 0)], "kinds": ["registry", "default", "validation"], "validated": 3,
+          "args": ["--sensitivity", "scale.tokens_per_s[gpus=1024]", "--top", "8"], "tornado": 8}),
         (os.path.join(root, "tests", "golden", "report", "small.mls"),
          {"tables": [("table grow", 1, True, 3, 0), ("search pick", 1, False, 0, 1)], "kinds": ["validation"],
           "validated": 1}),

@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 CLASS_EXIT = {"ok": {0}, "parse_error": {65}, "check_error": {65}, "runtime_error": {65},
-              "assert_error": {1}, "usage_error": {64}, "diff": {0, 1}, "explain": {0}, "validate": {0, 1}, "list": {0, 64, 65}, "repl": {0, 64, 65, 66},
+              "assert_error": {1}, "usage_error": {64}, "diff": {0, 1}, "explain": {0}, "sensitivity": {0}, "validate": {0, 1}, "list": {0, 64, 65}, "repl": {0, 64, 65, 66},
               "limits": {64, 65}, "report": {0}, "plot": {0}, "no_feasible": {2}, "catalog": None, "fuzz_regressions": None, "scenarios": {0}, "published": {0}}
 
 

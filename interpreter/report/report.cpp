@@ -171,6 +171,26 @@ struct Page {
   }
 };
 
+// `--sensitivity RESULT`: each ranking as its tornado chart and the same numbers as a table.
+std::string sensitivity_html(const std::vector<Tornado>& ts) {
+  std::string s =
+      "<section id=\"sensitivity\"><h2>Sensitivity</h2>\n<p class=\"counts\">Each input the result depends on "
+      "moved down and up (a count to whole numbers), each convention switched to its other choices; the result's "
+      "change, largest first (<code>mls sensitivity</code>, docs/sensitivity.md).</p>\n";
+  for (const auto& t : ts) {
+    s += "<figure>" + tornado_svg(t) + "</figure>\n<table class=\"sensitivity\"><thead><tr><th>input</th><th>-" +
+         esc(t.step) + "</th><th>+" + esc(t.step) + " or switched</th><th>assumption</th></tr></thead><tbody>\n";
+    for (const auto& b : t.bars)
+      s += fmt::format(
+          "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{:+.2f} %</td><td>{}</td></tr>\n",
+          esc(b.label), b.convention ? std::string() : fmt::format("{:+.2f} %", b.down * 100), b.up * 100,
+          esc(b.detail));
+    s += "</tbody></table>\n";
+    if (t.more) s += fmt::format("<p class=\"counts\">+ {} inputs with smaller changes</p>\n", t.more);
+  }
+  return s + "</section>\n";
+}
+
 }  // namespace
 
 std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info) {
@@ -188,6 +208,7 @@ std::string report_html(const Program& p, const RunResult& r, const ReportInfo& 
     s += fmt::format("<li><a href=\"#t-{}\">{} {}</a></li>", i, r.tables[i].search ? "search" : "table",
                      esc(r.tables[i].name));
   if (!r.asserts.empty()) s += "<li><a href=\"#asserts\">Assertions</a></li>";
+  if (!info.sensitivity.empty()) s += "<li><a href=\"#sensitivity\">Sensitivity</a></li>";
   s += "<li><a href=\"#validation\">Validation</a></li><li><a href=\"#conventions\">Conventions</a></li></ul></nav>\n";
   s += "<main>\n";
   if (!r.results.empty()) {
@@ -212,6 +233,7 @@ std::string report_html(const Program& p, const RunResult& r, const ReportInfo& 
                      failed ? " <span class=\"badge fail\">failed</span>" : "");
     s += items + "</ul></section>\n";
   }
+  if (!info.sensitivity.empty()) s += sensitivity_html(info.sensitivity);
   s += "<section id=\"validation\"><h2>Validation</h2>\n";
   if (pg.validated.empty()) {
     s += "<p>No result of this run depends on a validated model (<code>validated()</code>): its numbers are "

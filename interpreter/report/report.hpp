@@ -9,12 +9,14 @@
 
 #include "interpreter/results/diff.hpp"
 #include "interpreter/results/run_result.hpp"
+#include "tornado.hpp"
 
 namespace mls {
 
 struct ReportInfo {
-  std::string file;       // the scenario, as given on the command line
-  std::string selection;  // "--use mtbf_model=node_series --preset mlsysim", "" as written
+  std::string file;                  // the scenario, as given on the command line
+  std::string selection;             // "--use mtbf_model=node_series --preset mlsysim", "" as written
+  std::vector<Tornado> sensitivity;  // `--sensitivity RESULT`: a section with its tornado chart
 };
 
 // The page. Same run, same bytes (no clock, no paths beyond the ones given).

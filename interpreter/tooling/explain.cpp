@@ -295,10 +295,13 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
         Evaluator ev(p, cfg, true);
         ev.tracer = &tr;
         tr.pref = {s.type, s.display};
-        (void)ev.eval_in(*it.expr, st->nslots);
+        const Value again = ev.eval_in(*it.expr, st->nslots);
+        if (opt.value) *opt.value = again;
         ex.name = s.name;
         ex.value = value_with_unit(s.value, s.display);
         ex.what = "shown at " + p.sources.where_line(s.span);
+        ex.span = s.span;
+        ex.display = s.display;
         ex.formula = compact_text(p.sources.slice(it.expr->span), 160);
         ex.assumptions = assumptions_of(p, deep_deps(s.value, p.deps));
         return finish(ex);
@@ -377,7 +380,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
         slots[static_cast<std::size_t>(item.slot)] = ev.eval(*item.exprs[0], slots.data(), 0);
     std::string formula;
     for (const Expr* e : target) {
-      (void)ev.eval(*e, slots.data(), 0);
+      const Value again = ev.eval(*e, slots.data(), 0);
+      if (opt.value) *opt.value = again;
       formula += (formula.empty() ? "" : " and ") + compact_text(p.sources.slice(e->span), 160);
     }
     const Value& cell = found->cells[c];
@@ -386,6 +390,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
     ex.what = std::string(t.search ? "search " : "table ") + t.name + ", column " + col + ", row " +
               row_text(t, *found) + " — shown at " + p.sources.where_line(t.cols[c].span);
     ex.formula = formula;
+    ex.span = t.cols[c].span;
+    ex.display = t.cols[c].display;
     ex.assumptions = assumptions_of(p, cell.deps);
     return finish(ex);
   }
@@ -421,6 +427,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   ev.tracer = &tr;
   if (written_unit) tr.pref = {gt, gdisp};
   const Value v = ev.global(d->index);
+  if (opt.value) *opt.value = v;
   if (!written_unit) tr.pref = {gt, display_for(p, gt, v.k == Value::K::num ? v.n.d : 0)};
   // The global itself is the root; its step's calls are the chain.
   if (tr.top.size() == 1 && tr.top[0].global && tr.top[0].text == name) {
@@ -433,6 +440,8 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   ex.what =
       std::string(gd.literal ? "parameter" : "global") + " defined at " + p.sources.where_line(gd.stmt->name_span);
   ex.formula = compact_text(p.sources.slice(gd.stmt->value->span), 160);
+  ex.span = gd.stmt->name_span;
+  ex.display = written_unit ? gdisp : tr.pref.display;
   ex.assumptions = assumptions_of(p, deep_deps(v, p.deps));
   return finish(ex);
 }

@@ -19,6 +19,9 @@ struct ExplainOptions {
   std::size_t max_children = 16;  // per step; the rest are counted
   std::size_t max_args = 80;      // characters of argument text per step
   std::size_t max_value = 72;     // characters of a step's value (records are summarised)
+  // Receives the value evaluated again (under the configuration given to explain(), which can
+  // differ from the run's: `mls sensitivity` re-evaluates one result with one input moved).
+  Value* value = nullptr;
 };
 
 struct ExplainStep {
@@ -38,6 +41,8 @@ struct Explanation {
   std::string value;               // "67.0 h"
   std::string what;                // "shown at rel.mls:38", "table o1, column mtbf_h, row gpus=512 (rel.mls:40)"
   std::string formula;             // the source text of the expression or definition, compacted
+  Span span;                       // where the result is written (the show item, column or definition)
+  Display display;                 // the unit `value` is shown in
   std::vector<ExplainStep> chain;  // top-level steps in evaluation order
   std::size_t hidden_kids = 0;
   std::vector<AssumptionView> assumptions;

@@ -1,0 +1,39 @@
+// sensitivity.cpp — `mls sensitivity FILE NAME [--top K] [--format text|json]`: run the scenario,
+// then move each assumption of one result and rank the moves (interpreter/tooling/sensitivity.hpp).
+#include "interpreter/tooling/sensitivity.hpp"
+
+#include <cstdio>
+
+#include "commands.hpp"
+
+namespace mls {
+
+int cmd_sensitivity(const Args& a) {
+  auto usage = [](const std::string& msg) {
+    std::fprintf(stderr,
+                 "mls: %s\nusage: mls sensitivity FILE NAME [--top K] [--format text|json]   (NAME: a shown label, "
+                 "TABLE.COLUMN[KEY=VALUE] or a global, as for `mls explain`)\n",
+                 msg.c_str());
+    return 64;
+  };
+  if (a.positional.size() != 3) return usage("sensitivity expects FILE and NAME");
+  if (a.format != "text" && a.format != "json")
+    return usage("sensitivity prints text or json, got --format " + a.format);
+  if (a.presets.size() > 1) return usage("sensitivity takes one --preset");
+  Session s;
+  if (!prepare(s, a.positional[1])) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
+  const Selection sel = selection_of(a);
+  std::optional<Config> cfg;
+  auto r = execute(s, sel, a.run, &cfg);
+  if (!r) return report(s);
+  try {
+    const Sensitivity sens = sensitivity(s, sel, *cfg, *r, a.positional[2], a.run);
+    return emit(a, a.format == "json" ? format_sensitivity_json(sens, a.top) : format_sensitivity_text(sens, a.top));
+  } catch (DiagnosticError& e) {
+    s.prog.diags.add(std::move(e.diag));
+    return report(s);
+  }
+}
+
+}  // namespace mls
