@@ -4,21 +4,22 @@
 
 #include "commands.hpp"
 #include "grammar/symbols.hpp"
+#include "interpreter/semantics/config.hpp"
 #include "interpreter/semantics/resolve.hpp"
 
 namespace mls {
 
 namespace {
 
-// The choice each preset makes for a convention, following `extends`.
-std::string preset_choice(const Program& p, int preset, Sym conv, int depth = 0) {
-  if (preset < 0 || depth > 32) return "";
-  const PresetDef& pd = p.presets[static_cast<std::size_t>(preset)];
-  std::string found;
-  for (const auto& it : pd.stmt->items)
-    if (it.kind == SK::use && it.name == conv) found = sym_name(it.choice);
-  if (!found.empty()) return found;
-  return pd.stmt->extends == kNoSym ? "" : preset_choice(p, p.preset_index(pd.stmt->extends), conv, depth + 1);
+// The choice each preset makes for a convention: its own `use`, else the nearest base's.
+std::string preset_choice(const Program& p, int preset, Sym conv) {
+  for (int at : preset_chain(p, preset).presets) {
+    std::string found;
+    for (const auto& it : p.presets[static_cast<std::size_t>(at)].stmt->items)
+      if (it.kind == SK::use && it.name == conv) found = sym_name(it.choice);
+    if (!found.empty()) return found;
+  }
+  return "";
 }
 
 }  // namespace

@@ -40,13 +40,8 @@ bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, s
         }
         const RunResult r = run_statements(pr.prog, pr.ck, pr.cfg, s.options(), {&pr.stmt});
         if (r.results.empty())
-          throw DiagnosticError{Diagnostic{Severity::error,
-                                           ErrorKind::type_mismatch,
-                                           "nothing to explain: the value has no fields to show",
-                                           pr.expr.span,
-                                           "",
-                                           {},
-                                           {}}};
+          throw_diagnostic(ErrorKind::type_mismatch, pr.expr.span,
+                           "nothing to explain: the value has no fields to show");
         out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, s.options()));
         // A record: the chain above is the same for every field; list the others.
         for (std::size_t i = 1; i < r.results.size(); ++i)
@@ -113,9 +108,10 @@ bool conventions_text(ReplSession& s, const std::vector<std::string>& names, std
     std::vector<std::string> all;
     for (const auto& c : p.conventions) all.push_back(sym_name(c.name));
     std::sort(all.begin(), all.end());
-    err += "error[convention.unknown]: unknown convention '" + n + "'\n";
-    const std::string near = closest(n, all);
-    if (!near.empty()) err += "  = help: did you mean '" + near + "'?\n";
+    Diagnostic d = make_diagnostic(ErrorKind::convention_unknown, Span{}, "unknown convention '" + n + "'");
+    d.subject = n;
+    suggest(d, n, all);
+    err += render_unplaced(d);
   }
   if (!err.empty()) return false;
   out = "preset " + cfg->preset + " (" + cfg->preset_via + ")\n";

@@ -46,11 +46,7 @@ std::optional<RunResult> collected_run(const Args& a, Session& s, const std::str
 // The page or chart, within --max-output (limit.output otherwise), written with emit().
 int write_capped(const Args& a, Session& s, const std::string& text) {
   if (text.size() > a.max_output) {
-    Diagnostic d;
-    d.kind = ErrorKind::limit_output;
-    d.message = "the output exceeds " + std::to_string(a.max_output) + " bytes";
-    d.help.push_back("raise the cap with --max-output BYTES, or narrow the sweep");
-    s.prog.diags.add(std::move(d));
+    s.prog.diags.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
   return emit(a, text);

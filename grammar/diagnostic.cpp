@@ -17,12 +17,21 @@ const std::vector<ErrorKindInfo>& all_error_kinds() {
 
 const ErrorKindInfo& info(ErrorKind k) { return all_error_kinds()[static_cast<std::size_t>(k)]; }
 
-Diagnostic& Diagnostics::error(ErrorKind k, Span s, std::string msg) {
+Diagnostic make_diagnostic(ErrorKind k, Span at, std::string msg, std::vector<std::string> help) {
   Diagnostic d;
   d.kind = k;
-  d.span = s;
+  d.span = at;
   d.message = std::move(msg);
-  items_.push_back(std::move(d));
+  d.help = std::move(help);
+  return d;
+}
+
+void throw_diagnostic(ErrorKind k, Span at, std::string msg, std::vector<std::string> help) {
+  throw DiagnosticError{make_diagnostic(k, at, std::move(msg), std::move(help))};
+}
+
+Diagnostic& Diagnostics::error(ErrorKind k, Span s, std::string msg) {
+  items_.push_back(make_diagnostic(k, s, std::move(msg)));
   return items_.back();
 }
 
@@ -167,6 +176,25 @@ std::string render(const Sources& src, const Diagnostic& d) {
   }
   for (const auto& h : d.help) out += "  = help: " + one_line(h) + "\n";
   return out;
+}
+
+std::string render_unplaced(const Diagnostic& d) {
+  std::string out = d.severity == Severity::error ? "error" : "warning";
+  out += "[" + std::string(info(d.kind).code) + "]: " + one_line(d.message) + "\n";
+  for (const auto& h : d.help) out += "  = help: " + one_line(h) + "\n";
+  return out;
+}
+
+void add_suggestion(Diagnostic& d, const std::string& near, char quote) {
+  if (near.empty()) return;
+  d.suggestions.push_back(near);
+  d.help.push_back("did you mean " + std::string(1, quote) + near + std::string(1, quote) + "?");
+}
+
+bool suggest(Diagnostic& d, std::string_view word, const std::vector<std::string>& candidates, char quote) {
+  const std::string near = closest(word, candidates);
+  add_suggestion(d, near, quote);
+  return !near.empty();
 }
 
 std::string render_all(const Sources& src, const Diagnostics& ds, std::size_t max_shown) {

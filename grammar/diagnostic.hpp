@@ -40,12 +40,29 @@ struct Diagnostic {
   std::string label;         // text under the caret
   std::vector<Label> notes;  // secondary locations ("note: opened here")
   std::vector<std::string> help;
+  // Structured fields, for front ends that act on a diagnostic (the REPL's advice, an editor's
+  // quick fix) without reading its message; the message and help say the same in words.
+  std::string subject;                   // the name it is about (unknown or duplicate name), or ""
+  std::string expected, got;             // what was expected and what was found (types, dimensions)
+  std::vector<std::string> suggestions;  // did-you-mean candidates, best first (also in help)
+
+  Diagnostic& expecting(std::string want, std::string found) {
+    expected = std::move(want);
+    got = std::move(found);
+    return *this;
+  }
 };
 
 // Thrown to abort a phase (runtime errors, limits); caught at the CLI/REPL boundary.
 struct DiagnosticError {
   Diagnostic diag;
 };
+
+// An error diagnostic from its kind, place (Span{}: none), message and help lines: the one way
+// to build one, instead of the same field-by-field lines in every phase.
+[[nodiscard]] Diagnostic make_diagnostic(ErrorKind k, Span at, std::string msg, std::vector<std::string> help = {});
+// The same, thrown: aborts the phase (runtime errors, limits).
+[[noreturn]] void throw_diagnostic(ErrorKind k, Span at, std::string msg, std::vector<std::string> help = {});
 
 class Diagnostics {
  public:
@@ -76,5 +93,14 @@ inline constexpr std::size_t kMaxSuggestedDiagnostics = 1000;
 inline constexpr std::size_t kMaxSuggestLength = 64;
 [[nodiscard]] std::string closest(std::string_view word, const std::vector<std::string>& candidates);
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+// Did-you-mean on a diagnostic: the closest candidate to `word`, kept in d.suggestions and shown
+// as help "did you mean 'x'?" (`quote` '"' for JSON keys). Returns whether there was one.
+bool suggest(Diagnostic& d, std::string_view word, const std::vector<std::string>& candidates, char quote = '\'');
+// The same for a known candidate ("" adds nothing).
+void add_suggestion(Diagnostic& d, const std::string& near, char quote = '\'');
+
+// A diagnostic with no source behind it (REPL meta commands): `error[code]: message` and its
+// help lines, as render() prints them after the place.
+[[nodiscard]] std::string render_unplaced(const Diagnostic& d);
 
 }  // namespace mls

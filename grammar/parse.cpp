@@ -789,142 +789,190 @@ class Lowerer {
     }
   }
 
+  // One statement: its span, then the lowering of its kind (one function each, below).
   Stmt statement(const Node& n) const {
     too_deep_reported_ = false;
+    if (n.is_type<g::set_stmt>() || n.is_type<g::use_stmt>()) return use_or_set(n);
     Stmt s;
     s.span = span(n);
     if (n.is_type<g::import_stmt>()) {
-      s.kind = SK::import_;
-      s.str = string_value(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
+      import_stmt(n, s);
     } else if (n.is_type<g::let_stmt>()) {
-      s.kind = SK::let;
-      const Node& target = *n.children.at(0);
-      s.name = name_of(*target.children.at(0));
-      s.name_span = span(*target.children.at(0));
-      if (const Node* p = find<g::params>(target)) {
-        s.has_params = true;
-        s.params = params(*p);
-      }
-      s.value = expr(*n.children.at(1));
-    } else if (n.is_type<g::set_stmt>() || n.is_type<g::use_stmt>()) {
-      return use_or_set(n);
+      let_stmt(n, s);
     } else if (n.is_type<g::show_stmt>()) {
-      s.kind = SK::show;
-      s.shows = show_items(n);
+      show_stmt(n, s);
     } else if (n.is_type<g::assert_stmt>()) {
-      s.kind = SK::assert_;
-      ShowItem item;
-      item.expr = expr(*n.children.at(0));
-      item.span = item.expr->span;
-      item.label = std::string(src_.slice(item.span));
-      s.shows.push_back(std::move(item));
-      if (const Node* m = find<g::string_lit>(n)) s.str = string_value(*m);
+      assert_stmt(n, s);
     } else if (n.is_type<g::sweep_stmt>() || n.is_type<g::search_stmt>()) {
-      s.kind = n.is_type<g::sweep_stmt>() ? SK::sweep : SK::search;
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      for (const auto& b : n.children.at(1)->children) s.bindings.push_back(binding(*b));
-      for (const auto& item : find<g::body>(n)->children)
-        if (!item->is_type<g::body_close>()) s.body.push_back(body_item(*item));
+      sweep_stmt(n, s);
     } else if (n.is_type<g::solve_stmt>()) {
       solve(n, s);
     } else if (n.is_type<g::convention_stmt>()) {
-      s.kind = SK::convention;
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      s.str = string_value(*n.children.at(1));
-      for (std::size_t i = 2; i < n.children.size(); ++i) {
-        const Node& c = *n.children[i];
-        if (c.is_type<g::choice>()) {
-          s.choices.push_back(
-              Choice{name_of(*c.children.at(0)), string_value(*c.children.at(1)), span(*c.children.at(0))});
-        } else if (c.is_type<g::convention_default>()) {
-          if (s.default_choice != kNoSym)
-            diags_.error(ErrorKind::convention_decl, span(c), "a convention has one default");
-          s.default_choice = name_of(*c.children.at(0));
-          s.default_span = span(*c.children.at(0));
-        }
-      }
+      convention_stmt(n, s);
     } else if (n.is_type<g::preset_stmt>()) {
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      const Node* desc = find<g::string_lit>(n);
-      const Node* ext = find<g::preset_extends>(n);
-      const Node* body = find<g::preset_body>(n);
-      s.kind = (desc || ext || body) ? SK::preset_def : SK::preset_select;
-      if (desc) s.str = string_value(*desc);
-      if (ext) {
-        s.extends = name_of(*ext->children.at(0));
-        s.extends_span = span(*ext->children.at(0));
-      }
-      if (body)
-        for (const auto& item : body->children)
-          if (item->is_type<g::use_stmt>() || item->is_type<g::set_stmt>()) s.items.push_back(use_or_set(*item));
+      preset_stmt(n, s);
     } else if (n.is_type<g::dimension_stmt>()) {
-      s.kind = SK::dimension;
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      if (const Node* de = find<g::dim_expr>(n)) {
-        int sign = 1;
-        for (const auto& c : de->children) {
-          if (c->is_type<g::dim_div>()) {
-            sign = -1;
-          } else if (c->is_type<g::dim_mul>()) {
-            sign = 1;
-          } else if (c->is_type<g::dim_factor>()) {
-            int ex = 1;
-            if (const Node* e = find<g::unit_exponent>(*c)) {
-              // Saturating parse: atoi is undefined on overflow and the digits are unbounded.
-              int v = 0;
-              for (char ch : e->string_view().substr(1))
-                if (ch >= '0' && ch <= '9') v = std::min(v * 10 + (ch - '0'), 100);
-              ex = e->string_view().find('-') != std::string_view::npos ? -v : v;
-            }
-            s.dim_factors.emplace_back(name_of(*c->children.at(0)), sign * ex);
-            s.dim_spans.push_back(span(*c));
-          }
-        }
-      }
-      if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
+      dimension_stmt(n, s);
     } else if (n.is_type<g::unit_stmt>()) {
-      s.kind = SK::unit;
-      const Node& un = *n.children.at(0);
-      s.unit_name = un.children.at(0)->string();
-      s.name_span = span(*un.children.at(0));
-      if (const Node* b = find<g::unit_base_of>(n)) {
-        s.base_dim = name_of(*b->children.at(0));
-        s.choice_span = span(*b->children.at(0));
-      }
-      if (const Node* d = find<g::unit_def>(n)) s.value = expr(*d->children.at(0));
-      if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
-      if (const Node* pl = find<g::prefix_list>(n))
-        for (const auto& c : pl->children) s.prefix_sets.push_back(name_of(*c));
+      unit_stmt(n, s);
     } else if (n.is_type<g::prefixes_stmt>()) {
-      s.kind = SK::prefixes;
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      for (const Node* d : all<g::prefix_def>(n)) {
-        const Node& lit = *d->children.at(1);
-        s.prefix_defs.emplace_back(d->children.at(0)->string(), number(*lit.children.at(0)));
-        if (find<g::unit_expr>(lit)) diags_.error(ErrorKind::unit_decl, span(lit), "a prefix factor is a plain number");
-        // Trim the whitespace the prefix_name token swallowed.
-        auto& nm = s.prefix_defs.back().first;
-        while (!nm.empty() && (nm.back() == ' ' || nm.back() == '\t' || nm.back() == '\n' || nm.back() == '\r'))
-          nm.pop_back();
-      }
+      prefixes_stmt(n, s);
     } else if (n.is_type<g::display_stmt>()) {
-      s.kind = SK::display;
-      for (const Node* d : all<g::display_unit>(n)) s.display_units.push_back(unit_expr(*d->children.at(0)));
+      display_stmt(n, s);
     } else if (n.is_type<g::native_stmt>()) {
-      s.kind = SK::native;
-      s.name = name_of(*n.children.at(0));
-      s.name_span = span(*n.children.at(0));
-      s.has_params = true;
-      s.params = params(*n.children.at(1));
-      if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
+      native_stmt(n, s);
     }
     return s;
+  }
+
+  void import_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::import_;
+    s.str = string_value(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+  }
+
+  void let_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::let;
+    const Node& target = *n.children.at(0);
+    s.name = name_of(*target.children.at(0));
+    s.name_span = span(*target.children.at(0));
+    if (const Node* p = find<g::params>(target)) {
+      s.has_params = true;
+      s.params = params(*p);
+    }
+    s.value = expr(*n.children.at(1));
+  }
+
+  void show_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::show;
+    s.shows = show_items(n);
+  }
+
+  void assert_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::assert_;
+    ShowItem item;
+    item.expr = expr(*n.children.at(0));
+    item.span = item.expr->span;
+    item.label = std::string(src_.slice(item.span));
+    s.shows.push_back(std::move(item));
+    if (const Node* m = find<g::string_lit>(n)) s.str = string_value(*m);
+  }
+
+  void sweep_stmt(const Node& n, Stmt& s) const {
+    s.kind = n.is_type<g::sweep_stmt>() ? SK::sweep : SK::search;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    for (const auto& b : n.children.at(1)->children) s.bindings.push_back(binding(*b));
+    for (const auto& item : find<g::body>(n)->children)
+      if (!item->is_type<g::body_close>()) s.body.push_back(body_item(*item));
+  }
+
+  void convention_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::convention;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    s.str = string_value(*n.children.at(1));
+    for (std::size_t i = 2; i < n.children.size(); ++i) {
+      const Node& c = *n.children[i];
+      if (c.is_type<g::choice>()) {
+        s.choices.push_back(
+            Choice{name_of(*c.children.at(0)), string_value(*c.children.at(1)), span(*c.children.at(0))});
+      } else if (c.is_type<g::convention_default>()) {
+        if (s.default_choice != kNoSym)
+          diags_.error(ErrorKind::convention_decl, span(c), "a convention has one default");
+        s.default_choice = name_of(*c.children.at(0));
+        s.default_span = span(*c.children.at(0));
+      }
+    }
+  }
+
+  void preset_stmt(const Node& n, Stmt& s) const {
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    const Node* desc = find<g::string_lit>(n);
+    const Node* ext = find<g::preset_extends>(n);
+    const Node* body = find<g::preset_body>(n);
+    s.kind = (desc || ext || body) ? SK::preset_def : SK::preset_select;
+    if (desc) s.str = string_value(*desc);
+    if (ext) {
+      s.extends = name_of(*ext->children.at(0));
+      s.extends_span = span(*ext->children.at(0));
+    }
+    if (body)
+      for (const auto& item : body->children)
+        if (item->is_type<g::use_stmt>() || item->is_type<g::set_stmt>()) s.items.push_back(use_or_set(*item));
+  }
+
+  void dimension_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::dimension;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    if (const Node* de = find<g::dim_expr>(n)) {
+      int sign = 1;
+      for (const auto& c : de->children) {
+        if (c->is_type<g::dim_div>()) {
+          sign = -1;
+        } else if (c->is_type<g::dim_mul>()) {
+          sign = 1;
+        } else if (c->is_type<g::dim_factor>()) {
+          int ex = 1;
+          if (const Node* e = find<g::unit_exponent>(*c)) {
+            // Saturating parse: atoi is undefined on overflow and the digits are unbounded.
+            int v = 0;
+            for (char ch : e->string_view().substr(1))
+              if (ch >= '0' && ch <= '9') v = std::min(v * 10 + (ch - '0'), 100);
+            ex = e->string_view().find('-') != std::string_view::npos ? -v : v;
+          }
+          s.dim_factors.emplace_back(name_of(*c->children.at(0)), sign * ex);
+          s.dim_spans.push_back(span(*c));
+        }
+      }
+    }
+    if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
+  }
+
+  void unit_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::unit;
+    const Node& un = *n.children.at(0);
+    s.unit_name = un.children.at(0)->string();
+    s.name_span = span(*un.children.at(0));
+    if (const Node* b = find<g::unit_base_of>(n)) {
+      s.base_dim = name_of(*b->children.at(0));
+      s.choice_span = span(*b->children.at(0));
+    }
+    if (const Node* d = find<g::unit_def>(n)) s.value = expr(*d->children.at(0));
+    if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
+    if (const Node* pl = find<g::prefix_list>(n))
+      for (const auto& c : pl->children) s.prefix_sets.push_back(name_of(*c));
+  }
+
+  void prefixes_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::prefixes;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    for (const Node* d : all<g::prefix_def>(n)) {
+      const Node& lit = *d->children.at(1);
+      s.prefix_defs.emplace_back(d->children.at(0)->string(), number(*lit.children.at(0)));
+      if (find<g::unit_expr>(lit)) diags_.error(ErrorKind::unit_decl, span(lit), "a prefix factor is a plain number");
+      // Trim the whitespace the prefix_name token swallowed.
+      auto& nm = s.prefix_defs.back().first;
+      while (!nm.empty() && (nm.back() == ' ' || nm.back() == '\t' || nm.back() == '\n' || nm.back() == '\r'))
+        nm.pop_back();
+    }
+  }
+
+  void display_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::display;
+    for (const Node* d : all<g::display_unit>(n)) s.display_units.push_back(unit_expr(*d->children.at(0)));
+  }
+
+  void native_stmt(const Node& n, Stmt& s) const {
+    s.kind = SK::native;
+    s.name = name_of(*n.children.at(0));
+    s.name_span = span(*n.children.at(0));
+    s.has_params = true;
+    s.params = params(*n.children.at(1));
+    if (const Node* d = find<g::string_lit>(n)) s.str = string_value(*d);
   }
 
  private:

@@ -36,12 +36,13 @@ std::string xml_escape(std::string_view s) {
 
 namespace {
 
-[[noreturn]] void plot_error(ErrorKind k, Span at, std::string msg, std::vector<std::string> help) {
-  Diagnostic d;
-  d.kind = k;
-  d.span = at;
-  d.message = std::move(msg);
-  d.help = std::move(help);
+// `unknown`: the name that was not found among `names` (did-you-mean goes before `help`).
+[[noreturn]] void plot_error(ErrorKind k, Span at, std::string msg, std::vector<std::string> help,
+                             const std::string& unknown = "", const std::vector<std::string>& names = {}) {
+  Diagnostic d = make_diagnostic(k, at, std::move(msg));
+  d.subject = unknown;
+  if (!unknown.empty()) suggest(d, unknown, names);
+  for (auto& h : help) d.help.push_back(std::move(h));
   throw DiagnosticError{std::move(d)};
 }
 
@@ -80,10 +81,8 @@ std::size_t numeric_column(const Table& t, const std::string& name) {
                "column '" + name + "' of table '" + t.name + "' holds " + what + ", not numbers",
                {"numeric columns: " + joined(numeric_names(t))});
   }
-  std::vector<std::string> help;
-  if (const std::string near = closest(name, names); !near.empty()) help.push_back("did you mean '" + near + "'?");
-  help.push_back("columns of '" + t.name + "': " + joined(names));
-  plot_error(ErrorKind::plot_column, t.span, "table '" + t.name + "' has no column '" + name + "'", help);
+  plot_error(ErrorKind::plot_column, t.span, "table '" + t.name + "' has no column '" + name + "'",
+             {"columns of '" + t.name + "': " + joined(names)}, name, names);
 }
 
 double cell(const Table& t, const Row& r, std::size_t c) { return in_unit(r.cells[c].n, t.cols[c].display).d; }
@@ -119,10 +118,8 @@ const Table& find_table(const RunResult& r, const std::string& name) {
     }
     names.push_back(t.name);
   }
-  std::vector<std::string> help;
-  if (const std::string near = closest(name, names); !near.empty()) help.push_back("did you mean '" + near + "'?");
-  help.push_back(names.empty() ? "the scenario has no sweep or search" : "tables: " + joined(names));
-  plot_error(ErrorKind::plot_table, Span{}, "the run has no table '" + name + "'", help);
+  plot_error(ErrorKind::plot_table, Span{}, "the run has no table '" + name + "'",
+             {names.empty() ? "the scenario has no sweep or search" : "tables: " + joined(names)}, name, names);
 }
 
 Chart chart_of(const Table& t, const ChartSpec& spec) {

@@ -29,6 +29,11 @@ bool has_controls(std::string_view s) {
 }
 }  // namespace
 
+Diagnostic output_limit_exceeded(std::size_t limit) {
+  return make_diagnostic(ErrorKind::limit_output, Span{}, "the output exceeds " + std::to_string(limit) + " bytes",
+                         {"raise the cap with --max-output BYTES, or narrow the sweep"});
+}
+
 std::string escape_controls(std::string_view s) {
   if (!has_controls(s)) return std::string(s);
   std::string out;
@@ -57,11 +62,7 @@ void Writer::put(std::string_view s) {
   }
   written_ += s.size();
   if (written_ > limit_) {
-    Diagnostic d;
-    d.kind = ErrorKind::limit_output;
-    d.message = "the output exceeds " + std::to_string(limit_) + " bytes";
-    d.help.push_back("raise the cap with --max-output BYTES, or narrow the sweep");
-    throw DiagnosticError{d};
+    throw DiagnosticError{output_limit_exceeded(limit_)};
   }
   if (into_) {
     into_->append(s);

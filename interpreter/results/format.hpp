@@ -43,6 +43,9 @@ class Writer {
 // drive the terminal that shows it. JSON and CSV quote instead.
 [[nodiscard]] std::string escape_controls(std::string_view s);
 
+// limit.output: more than `limit` bytes of output (--max-output), from a Writer or a whole page.
+[[nodiscard]] Diagnostic output_limit_exceeded(std::size_t limit);
+
 // Name of the CSV table that holds the shown values (a keyword, so no sweep can take it).
 inline constexpr const char* kShowTable = "show";
 

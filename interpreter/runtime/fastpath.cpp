@@ -816,28 +816,29 @@ Status execute(const Schedule& sched, const Compiled& c, double* r, std::uint8_t
   const double* imm = sched.imm.data();
   const std::size_t n = sched.code.size();
   std::size_t pc = 0;
-  auto bad = [](double x) { return Careful && !std::isfinite(x); };
+  // Stores an arithmetic result: false, and the point bails, where the evaluator would stop (a
+  // non-finite result, checked only when Careful). The one bail-out for every arithmetic op.
+  auto put = [r](const Step& i, double x) {
+    r[i.d] = x;
+    return !Careful || std::isfinite(x);
+  };
   while (pc < n) {
     const Step& i = code[pc++];
     switch (i.op) {
       case Op::movi: r[i.d] = imm[i.a]; break;
       case Op::mov: r[i.d] = r[i.a]; break;
       case Op::add:
-        r[i.d] = r[i.a] + r[i.b];
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, r[i.a] + r[i.b])) return Status::bail;
         break;
       case Op::sub:
-        r[i.d] = r[i.a] - r[i.b];
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, r[i.a] - r[i.b])) return Status::bail;
         break;
       case Op::mul:
-        r[i.d] = r[i.a] * r[i.b];
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, r[i.a] * r[i.b])) return Status::bail;
         break;
       case Op::div:
         if (r[i.b] == 0) return Status::bail;
-        r[i.d] = r[i.a] / r[i.b];
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, r[i.a] / r[i.b])) return Status::bail;
         break;
       case Op::neg: r[i.d] = -r[i.a]; break;
       case Op::pow: {
@@ -846,15 +847,13 @@ Status execute(const Schedule& sched, const Compiled& c, double* r, std::uint8_t
         const double a = r[i.a], b = r[i.b];
         const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
         if (integral ? (b < 0 && a == 0) : a < 0) return Status::bail;
-        r[i.d] = std::pow(a, b);
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, std::pow(a, b))) return Status::bail;
         break;
       }
       case Op::powf: {
         const double a = r[i.a], b = r[i.b];
         if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return Status::bail;
-        r[i.d] = std::pow(a, b);
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, std::pow(a, b))) return Status::bail;
         break;
       }
       case Op::lt: r[i.d] = r[i.a] < r[i.b]; break;
@@ -873,15 +872,14 @@ Status execute(const Schedule& sched, const Compiled& c, double* r, std::uint8_t
         r[i.d] = std::sqrt(r[i.a]);
         break;
       case Op::exp:
-        r[i.d] = std::exp(r[i.a]);
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, std::exp(r[i.a]))) return Status::bail;
         break;
       case Op::ln:
       case Op::log2:
       case Op::log10:
         if (r[i.a] <= 0) return Status::bail;
-        r[i.d] = i.op == Op::ln ? std::log(r[i.a]) : i.op == Op::log2 ? std::log2(r[i.a]) : std::log10(r[i.a]);
-        if (bad(r[i.d])) return Status::bail;
+        if (!put(i, i.op == Op::ln ? std::log(r[i.a]) : i.op == Op::log2 ? std::log2(r[i.a]) : std::log10(r[i.a])))
+          return Status::bail;
         break;
       case Op::max: {
         const bool take_b = r[i.b] > r[i.a];

@@ -25,11 +25,7 @@ InterruptScope::~InterruptScope() {
 }
 
 Diagnostic interrupted_diagnostic(Span at) {
-  Diagnostic d;
-  d.kind = ErrorKind::interrupted;
-  d.span = at;
-  d.message = "interrupted (Ctrl-C) while evaluating this";
-  return d;
+  return make_diagnostic(ErrorKind::interrupted, at, "interrupted (Ctrl-C) while evaluating this");
 }
 
 void throw_interrupted(Span at) { throw DiagnosticError{interrupted_diagnostic(at)}; }

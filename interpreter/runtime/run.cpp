@@ -27,19 +27,13 @@ namespace mls {
 namespace {
 
 Diagnostic output_limit(Span at, std::string msg) {
-  Diagnostic d;
-  d.kind = ErrorKind::limit_output;
-  d.span = at;
-  d.message = std::move(msg);
-  return d;
+  return make_diagnostic(ErrorKind::limit_output, at, std::move(msg));
 }
 
 Diagnostic too_large_to_show(const Program& p, Span at, const std::string& unit, DepSet deps) {
-  Diagnostic d;
-  d.kind = ErrorKind::runtime_non_finite;
-  d.span = at;
-  d.message = "this value overflows binary64 when shown in '" + unit + "'";
-  d.help.push_back("show it in a larger unit");
+  Diagnostic d =
+      make_diagnostic(ErrorKind::runtime_non_finite, at, "this value overflows binary64 when shown in '" + unit + "'",
+                      {"show it in a larger unit"});
   for (const auto& line : assumption_lines(p, deps)) d.help.push_back("depends on " + line);
   return d;
 }

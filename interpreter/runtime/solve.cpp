@@ -237,12 +237,7 @@ class Solver {
   }
 
   [[noreturn]] void fail(ErrorKind k, Span at, std::string msg, std::string help) const {
-    Diagnostic d;
-    d.kind = k;
-    d.span = at;
-    d.message = std::move(msg);
-    d.help.push_back(std::move(help));
-    throw DiagnosticError{std::move(d)};
+    throw_diagnostic(k, at, std::move(msg), {std::move(help)});
   }
 
   [[nodiscard]] std::string compact(const Expr& e) const {

@@ -4,10 +4,8 @@
 #include "sweep.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -20,6 +18,7 @@
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
 #include "notes.hpp"
+#include "ordered_map.hpp"
 
 namespace mls {
 namespace {
@@ -45,69 +44,14 @@ class SweepRunner {
     t.name = sym_name(s_.name);
     t.span = s_.span;
     t.search = s_.kind == SK::search;
-    // Domains are evaluated once, outside any point (exactly, unless the sweep is large).
-    std::vector<std::vector<std::vector<Value>>> domains;  // per binding: tuples of values
-    std::size_t total = 1;
-    {
-      Evaluator exact_ev(p_, cfg_, true);
-      exact_ev.max_steps = opt_.max_steps;
-      for (const auto& b : s_.bindings) {
-        domains.push_back(domain(exact_ev, b));
-        for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
-        const std::size_t n = domains.back().size();
-        if (n == 0)
-          throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
-        if (n > opt_.max_points || total > opt_.max_points / n) {
-          Diagnostic d = make_error(ErrorKind::sweep_too_large, s_.name_span,
-                                    "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
-          d.help.push_back("raise the cap with --max-points N if this is intended");
-          throw DiagnosticError{d};
-        }
-        total *= n;
-      }
-    }
-    for (const auto& b : s_.bindings) key_width_ += b.names.size();
-    for (const auto& item : s_.body) {
-      if (item.kind == BK::show)
-        for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
-      if (item.kind == BK::subject) has_subject_ = true;
-      if (item.kind == BK::maximize || item.kind == BK::minimize) {
-        maximize_.push_back(item.kind == BK::maximize);
-        t.objective = std::string(item.kind == BK::maximize ? "maximize " : "minimize ") +
-                      std::string(p_.sources.slice(item.exprs[0]->span));
-      }
-      if (item.kind == BK::pareto) {
-        pareto_ = true;
-        maximize_ = item.maximize;
-        t.objective = "pareto " + std::string(p_.sources.slice(item.span)).substr(7);
-      }
-      if (item.kind == BK::maximize || item.kind == BK::minimize || item.kind == BK::pareto)
-        for (const auto& e : item.exprs) {
-          t.objective_names.emplace_back(p_.sources.slice(e->span));
-          objective_types_.push_back(ck_.expr_type(e.get()));
-        }
-      if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
-    }
-    if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
-    t.col_deps.assign(t.cols.size(), 0);
-
+    Domains domains;  // per binding: tuples of values
+    const std::size_t total = evaluate_domains(t, domains);
+    describe_columns(t);
     const bool fast = total > opt_.exact_limit;
-    // A binary64 sweep keys its rows in binary64 too: an exact key value would be shared by
-    // every row (its reference count bounced between threads) and printed through rationals.
-    if (fast)
-      for (auto& d : domains)
-        for (auto& tuple : d)
-          for (auto& v : tuple)
-            if (v.k == Value::K::num && v.n.exact()) v.n = Num::of_double(v.n.d);
+    if (fast) key_in_binary64(domains);
     Evaluator ev(p_, cfg_, !fast);
     ev.max_steps = opt_.max_steps;
-    // Large sweeps run compiled binary64 code; what the compiler does not support falls back
-    // to the tree-walking evaluator (same results, slower).
-    std::unique_ptr<fast::SweepProgram> prog;
-    if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
-    t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
-    if (prog && std::getenv("MLS_DEBUG_FAST"))
-      std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
+    const std::unique_ptr<fast::SweepProgram> prog = choose_engine(t, domains, ev, fast);
 
     NotesBuilder notes(p_, t);
     bool begun = false;
@@ -229,6 +173,79 @@ class SweepRunner {
   }
 
  private:
+  using Domains = std::vector<std::vector<std::vector<Value>>>;
+
+  // Domains are evaluated once, outside any point (exactly, unless the sweep is large). Fills
+  // the table's key names; returns the number of points (refused beyond --max-points).
+  std::size_t evaluate_domains(Table& t, Domains& domains) {
+    std::size_t total = 1;
+    Evaluator exact_ev(p_, cfg_, true);
+    exact_ev.max_steps = opt_.max_steps;
+    for (const auto& b : s_.bindings) {
+      domains.push_back(domain(exact_ev, b));
+      for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
+      const std::size_t n = domains.back().size();
+      if (n == 0)
+        throw DiagnosticError{make_diagnostic(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
+      if (n > opt_.max_points || total > opt_.max_points / n) {
+        Diagnostic d = make_diagnostic(ErrorKind::sweep_too_large, s_.name_span,
+                                       "'" + t.name + "' has more than " + std::to_string(opt_.max_points) + " points");
+        d.help.push_back("raise the cap with --max-points N if this is intended");
+        throw DiagnosticError{d};
+      }
+      total *= n;
+    }
+    for (const auto& b : s_.bindings) key_width_ += b.names.size();
+    return total;
+  }
+
+  // The table's columns and a search's objective, from the body.
+  void describe_columns(Table& t) {
+    for (const auto& item : s_.body) {
+      if (item.kind == BK::show)
+        for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
+      if (item.kind == BK::subject) has_subject_ = true;
+      if (item.kind == BK::maximize || item.kind == BK::minimize) {
+        maximize_.push_back(item.kind == BK::maximize);
+        t.objective = std::string(item.kind == BK::maximize ? "maximize " : "minimize ") +
+                      std::string(p_.sources.slice(item.exprs[0]->span));
+      }
+      if (item.kind == BK::pareto) {
+        pareto_ = true;
+        maximize_ = item.maximize;
+        t.objective = "pareto " + std::string(p_.sources.slice(item.span)).substr(7);
+      }
+      if (item.kind == BK::maximize || item.kind == BK::minimize || item.kind == BK::pareto)
+        for (const auto& e : item.exprs) {
+          t.objective_names.emplace_back(p_.sources.slice(e->span));
+          objective_types_.push_back(ck_.expr_type(e.get()));
+        }
+      if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
+    }
+    if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
+    t.col_deps.assign(t.cols.size(), 0);
+  }
+
+  // A binary64 sweep keys its rows in binary64 too: an exact key value would be shared by
+  // every row (its reference count bounced between threads) and printed through rationals.
+  static void key_in_binary64(Domains& domains) {
+    for (auto& d : domains)
+      for (auto& tuple : d)
+        for (auto& v : tuple)
+          if (v.k == Value::K::num && v.n.exact()) v.n = Num::of_double(v.n.d);
+  }
+
+  // Large sweeps run compiled binary64 code; what the compiler does not support falls back
+  // to the tree-walking evaluator (same results, slower). The table says which.
+  std::unique_ptr<fast::SweepProgram> choose_engine(Table& t, const Domains& domains, Evaluator& ev, bool fast) {
+    std::unique_ptr<fast::SweepProgram> prog;
+    if (fast) prog = fast::SweepProgram::compile(p_, cfg_, ev, s_, domains, fallback_reason_);
+    t.engine = !fast ? "exact" : prog ? "binary64, compiled" : "binary64, evaluator (" + fallback_reason_ + ")";
+    if (prog && std::getenv("MLS_DEBUG_FAST"))
+      std::fprintf(stderr, "compiled: %zu instructions\n", prog->instructions());
+    return prog;
+  }
+
   // Draws "name: 45% (450000/1000000 points)" on stderr, at most ten times a second.
   class Progress {
    public:
@@ -259,24 +276,23 @@ class SweepRunner {
   };
 
   // Evaluates chunks of points on worker threads and hands them to `consume` in enumeration
-  // order. At most `window` chunks are in flight, so memory stays flat however large the sweep.
+  // order (an ordered parallel map, ordered_map.hpp: memory stays flat however large the sweep).
   // Chunks [first_chunk, end_chunk) only (a shard's share; all of them otherwise).
   template <typename Consume>
   void pipeline(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
                 const fast::SweepProgram* prog, bool fast, Consume& consume, std::size_t first_chunk,
                 std::size_t end_chunk) {
     const std::size_t nchunks = end_chunk;
-    unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (nchunks - first_chunk < 2) threads = 1;
+    const unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
     struct Chunk {
       std::vector<PointOut> outs;
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
-      bool ready = false;
     };
     auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
                        std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
+      out.error.reset();
       out.outs.resize(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
         try {
@@ -303,118 +319,24 @@ class SweepRunner {
         }
       }
     };
-    // Moves a computed chunk into its slot (under the lock) and marks it ready.
-    auto deliver = [](Chunk& from, Chunk& slot) {
-      std::swap(slot.outs, from.outs);
-      slot.error = std::move(from.error);
-      from.error.reset();
-      slot.ready = true;
-    };
     auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
       Diagnostic d = e.second.diag;
       d.help.insert(d.help.begin(), "in " + std::string(s_.kind == SK::search ? "search" : "sweep") + " '" +
                                         sym_name(s_.name) + "' at " + point_text(domains, e.first));
       throw DiagnosticError{d};
     };
-    if (threads == 1) {
-      Chunk ch;
-      fast::PointRun scratch;
-      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
-      for (std::size_t c = first_chunk; c < nchunks; ++c) {
-        compute(c, ch, scratch, local_sigs);
-        if (ch.error) fail(*ch.error);
-        consume(ch.outs, c * kChunk);
-      }
-      return;
-    }
-    const std::size_t window = 2 * threads + 2;
-    std::vector<Chunk> slots(window);
-    std::mutex mu;
-    std::condition_variable cv;
-    std::size_t consumed = first_chunk;
-    std::atomic<std::size_t> next{first_chunk};
-    bool stop = false;
-    auto worker = [&] {
-      fast::PointRun scratch;
-      std::unordered_map<std::string, const std::vector<DepSet>*> local_sigs;
-      Chunk local;
-      while (true) {
-        const std::size_t c = next.fetch_add(1);
-        if (c >= nchunks) return;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv.wait(lock, [&] { return stop || c < consumed + window; });
-          if (stop) return;
-        }
-        compute(c, local, scratch, local_sigs);
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          deliver(local, slots[c % window]);
-        }
-        cv.notify_all();
-      }
+    struct Scratch {
+      fast::PointRun run;
+      std::unordered_map<std::string, const std::vector<DepSet>*> sigs;
     };
-    // threads - 1 workers: the calling thread consumes rows in order and, while the next chunk
-    // is not ready, computes chunks itself, so `threads` cores stay busy. Workers get the
-    // pipeline stack: the depth limits hold on every thread alike (see stack.hpp). If no
-    // thread can be made, the calling thread computes every chunk itself.
-    std::vector<PipelineThread> pool;
-    pool.reserve(threads);
-    for (unsigned i = 0; i + 1 < threads; ++i) {
-      pool.emplace_back(worker);
-      if (!pool.back().started()) {
-        pool.pop_back();
-        break;
-      }
-    }
-    auto halt = [&] {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        stop = true;
-      }
-      cv.notify_all();
-      for (auto& th : pool) th.join();
-      pool.clear();
-    };
-    fast::PointRun own_scratch;
-    std::unordered_map<std::string, const std::vector<DepSet>*> own_sigs;
-    Chunk own;
-    try {
-      std::vector<PointOut> outs;
-      for (std::size_t c = first_chunk; c < nchunks; ++c) {
-        std::optional<std::pair<std::size_t, DiagnosticError>> error;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          Chunk& slot = slots[c % window];
-          while (!slot.ready) {
-            // Help: claim the next unclaimed chunk if its slot is free, else wait.
-            std::size_t claim = next.load();
-            if (claim < nchunks && claim < consumed + window && next.compare_exchange_strong(claim, claim + 1)) {
-              lock.unlock();
-              compute(claim, own, own_scratch, own_sigs);
-              lock.lock();
-              deliver(own, slots[claim % window]);
-              cv.notify_all();
-              continue;
-            }
-            cv.wait(lock, [&] { return slot.ready || (next.load() < nchunks && next.load() < consumed + window); });
-          }
-          std::swap(outs, slot.outs);
-          error = std::move(slot.error);
-          slot.error.reset();
-          slot.ready = false;
-          consumed = c + 1;
-        }
-        cv.notify_all();
-        // The first failing point in enumeration order decides the error: deterministic.
-        if (error) fail(*error);
-        consume(outs, c * kChunk);
-      }
-    } catch (...) {
-      halt();
-      throw;
-    }
-    halt();
+    ordered_parallel_map<Chunk, Scratch>(
+        first_chunk, nchunks, threads,
+        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs); },
+        [&](std::size_t c, Chunk& ch) {
+          // The first failing point in enumeration order decides the error: deterministic.
+          if (ch.error) fail(*ch.error);
+          consume(ch.outs, c * kChunk);
+        });
   }
 
   static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
@@ -494,8 +416,9 @@ class SweepRunner {
     bool any = false;
     while (r.next(sp)) {
       if (sp.index >= total || (any && sp.index <= last))
-        throw DiagnosticError{make_error(ErrorKind::merge_part, s_.name_span,
-                                         "the parts' points of '" + t.name + "' are out of order or out of range")};
+        throw DiagnosticError{
+            make_diagnostic(ErrorKind::merge_part, s_.name_span,
+                            "the parts' points of '" + t.name + "' are out of order or out of range")};
       any = true;
       last = sp.index;
       PointOut o;
@@ -518,8 +441,8 @@ class SweepRunner {
     t.filtered = c.filtered;
     for (const auto& [i, item] : c.failed) {
       if (item >= s_.body.size() || s_.body[item].kind != BK::assert_ || i >= total)
-        throw DiagnosticError{make_error(ErrorKind::merge_part, s_.name_span,
-                                         "a part names an assert that '" + t.name + "' does not have")};
+        throw DiagnosticError{make_diagnostic(ErrorKind::merge_part, s_.name_span,
+                                              "a part names an assert that '" + t.name + "' does not have")};
       asserts.push_back(failed_assert(s_.body[item], domains, i));
     }
   }
@@ -568,14 +491,6 @@ class SweepRunner {
     });
   }
 
-  static Diagnostic make_error(ErrorKind k, Span s, std::string msg) {
-    Diagnostic d;
-    d.kind = k;
-    d.span = s;
-    d.message = std::move(msg);
-    return d;
-  }
-
   std::string point_text(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
     auto key = key_of(domains, index);
     std::string s;
@@ -594,15 +509,15 @@ class SweepRunner {
       std::vector<Value> lists;
       for (const auto& d : b.domains) lists.push_back(ev.eval_in(*d, s_.nslots));
       if (lists.size() != b.names.size())
-        throw DiagnosticError{make_error(
+        throw DiagnosticError{make_diagnostic(
             ErrorKind::sweep_decl, b.span,
             "zip binds " + std::to_string(b.names.size()) + " names to " + std::to_string(lists.size()) + " lists")};
       const std::size_t n = lists[0].list().items.size();
       for (std::size_t i = 1; i < lists.size(); ++i)
         if (lists[i].list().items.size() != n)
-          throw DiagnosticError{make_error(ErrorKind::sweep_decl, b.domains[i]->span,
-                                           "zip lists differ in length: " + std::to_string(n) + " and " +
-                                               std::to_string(lists[i].list().items.size()))};
+          throw DiagnosticError{make_diagnostic(ErrorKind::sweep_decl, b.domains[i]->span,
+                                                "zip lists differ in length: " + std::to_string(n) + " and " +
+                                                    std::to_string(lists[i].list().items.size()))};
       for (std::size_t i = 0; i < n; ++i) {
         std::vector<Value> tuple;
         for (const auto& l : lists) tuple.push_back(l.list().items[i]);
@@ -621,10 +536,10 @@ class SweepRunner {
     const Expr& at = *b.domains[0];
     if (mul ? compare(step.n, Num::of_int(1)) <= 0 : compare(step.n, Num::of_int(0)) <= 0)
       throw DiagnosticError{
-          make_error(ErrorKind::sweep_decl, b.step ? b.step->span : b.span,
-                     mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
+          make_diagnostic(ErrorKind::sweep_decl, b.step ? b.step->span : b.span,
+                          mul ? "a multiplicative step must be greater than 1" : "a range step must be positive")};
     if (mul && compare(from.n, Num::of_int(0)) <= 0)
-      throw DiagnosticError{make_error(ErrorKind::sweep_decl, at.span, "a multiplicative range starts above 0")};
+      throw DiagnosticError{make_diagnostic(ErrorKind::sweep_decl, at.span, "a multiplicative range starts above 0")};
     // Long ranges are generated in binary64 (they run on the fast path anyway); each value is
     // from + i*step (or from * step^i), so errors do not accumulate.
     const double span = mul ? std::log(to.n.d / from.n.d) / std::log(step.n.d) : (to.n.d - from.n.d) / step.n.d;
@@ -780,7 +695,7 @@ class SweepRunner {
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{
-          make_error(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
+          make_diagnostic(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
     }
     if (run.status == fast::Status::filtered) {
       o.filtered = true;
@@ -820,9 +735,9 @@ class SweepRunner {
             sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
             (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
         if (!same)
-          throw DiagnosticError{make_error(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
-                                           "compiled sweep disagrees with the evaluator in column " +
-                                               std::to_string(c + 1) + " at " + point_text(domains, index))};
+          throw DiagnosticError{make_diagnostic(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
+                                                "compiled sweep disagrees with the evaluator in column " +
+                                                    std::to_string(c + 1) + " at " + point_text(domains, index))};
         d.push_back(sv.deps);
       }
       std::lock_guard<std::mutex> lock(sig_mu_);

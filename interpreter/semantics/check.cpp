@@ -72,40 +72,29 @@ Diagnostic& Checker::error(ErrorKind k, Span s, std::string msg, const Env& env)
 }
 
 std::optional<ResolvedUnit> Checker::resolve_unit(const UnitExpr& u, bool report) {
-  ResolvedUnit acc{Num::of_int(1), Dim{}};
-  for (const auto& t : u.terms) {
-    auto r = p_.units.lookup_atom(t.atom);
-    if (!r) {
-      // A dimension name is accepted where a unit is (parameter annotations: `x: Time`).
-      if (const DimensionDef* dd = p_.units.dimension(t.atom)) r = ResolvedUnit{Num::of_int(1), dd->dim};
+  // A dimension name is accepted where a unit is (parameter annotations: `x: Time`).
+  const UnitTable::Reading r = p_.units.read(u, true);
+  if (r.fail == UnitTable::Reading::Fail::none) return r.unit;
+  if (!report) return std::nullopt;
+  switch (r.fail) {
+    case UnitTable::Reading::Fail::unknown: {
+      const UnitTerm& t = u.terms[r.term];
+      auto& d = p_.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
+      d.subject = t.atom;
+      if (p_.diags.size() <= kMaxSuggestedDiagnostics) p_.units.suggest(d, t.atom);
+      if (p_.lookup(intern(t.atom)))
+        d.help.push_back("'" + t.atom + "' is a name; to multiply write `* " + t.atom + "`");
+      break;
     }
-    if (!r) {
-      if (report) {
-        auto& d = p_.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
-        const std::string hint = p_.diags.size() > kMaxSuggestedDiagnostics ? "" : p_.units.suggest(t.atom);
-        if (!hint.empty()) d.help.push_back(hint);
-        if (p_.lookup(intern(t.atom)))
-          d.help.push_back("'" + t.atom + "' is a name; to multiply write `* " + t.atom + "`");
-      }
-      return std::nullopt;
-    }
-    bool lost = false;
-    auto dim = r->dim.pow(t.exponent, 1);
-    if (dim) dim = acc.dim.times(*dim);
-    if (!dim) {
-      if (report) p_.diags.error(ErrorKind::dim_mismatch, u.span, "the dimension of '" + u.text + "' is out of range");
-      return std::nullopt;
-    }
-    acc.factor = mul(acc.factor, pow_int(r->factor, t.exponent, lost), lost);
-    // Unit factors are exact by promise; one beyond the exact range (`ms^400`) is an error.
-    if (lost || !acc.factor.exact() || !std::isfinite(acc.factor.d) || is_zero(acc.factor)) {
-      if (report)
-        p_.diags.error(ErrorKind::parse_number, u.span, "the size of '" + u.text + "' cannot be represented exactly");
-      return std::nullopt;
-    }
-    acc.dim = *dim;
+    case UnitTable::Reading::Fail::dim_range:
+      p_.diags.error(ErrorKind::dim_mismatch, u.span, "the dimension of '" + u.text + "' is out of range");
+      break;
+    case UnitTable::Reading::Fail::inexact:
+    case UnitTable::Reading::Fail::none:
+      p_.diags.error(ErrorKind::parse_number, u.span, "the size of '" + u.text + "' cannot be represented exactly");
+      break;
   }
-  return acc;
+  return std::nullopt;
 }
 
 TypeP Checker::show_type(const ShowItem* s) const {
@@ -209,7 +198,8 @@ TypeP Checker::binary(Expr& e, Env& env) {
   auto need_num = [&](const TypeP& t, const Expr& side) {
     if (t->k == Type::K::num) return true;
     error(ErrorKind::type_mismatch, side.span,
-          std::string("expected a number for '") + op_text(e.op) + "', got " + kind_word(*t), env);
+          std::string("expected a number for '") + op_text(e.op) + "', got " + kind_word(*t), env)
+        .expecting("a number", kind_word(*t));
     return false;
   };
   switch (e.op) {
@@ -222,7 +212,8 @@ TypeP Checker::binary(Expr& e, Env& env) {
       if (!need_num(a, *e.kids[0]) || !need_num(b, *e.kids[1])) return e.op <= Op::sub ? t_error() : t_bool();
       if (a->dim != b->dim) {
         auto& d = error(ErrorKind::dim_mismatch, e.span,
-                        std::string("cannot ") + verb(e.op) + " " + dim_text(a) + " and " + dim_text(b), env);
+                        std::string("cannot ") + verb(e.op) + " " + dim_text(a) + " and " + dim_text(b), env)
+                      .expecting(dim_text(a), dim_text(b));
         d.notes.push_back({e.kids[0]->span, "this is " + dim_text(a)});
         d.notes.push_back({e.kids[1]->span, "this is " + dim_text(b)});
         return e.op <= Op::sub ? t_error() : t_bool();
@@ -271,7 +262,8 @@ TypeP Checker::binary(Expr& e, Env& env) {
     case Op::ne:
       if (a->k != b->k || (a->k == Type::K::num && a->dim != b->dim)) {
         auto& d = error(a->k == b->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, e.span,
-                        "cannot compare " + dim_text(a) + " and " + dim_text(b), env);
+                        "cannot compare " + dim_text(a) + " and " + dim_text(b), env)
+                      .expecting(dim_text(a), dim_text(b));
         d.label = dim_text(a) + " " + op_text(e.op) + " " + dim_text(b);
         return t_bool();
       }
@@ -350,8 +342,7 @@ TypeP Checker::with(Expr& e, Env& env) {
             error(ErrorKind::field_unknown, w.path_spans[i], "no field '" + sym_name(w.path[i]) + "' to update", env);
         std::vector<std::string> names;
         for (const auto& [n, t] : cur->fields) names.push_back(sym_name(n));
-        const std::string near = closest(sym_name(w.path[i]), names);
-        if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+        suggest(d, sym_name(w.path[i]), names);
         d.help.push_back("`with` updates existing fields; build a new record to add fields");
         cur = nullptr;
         break;
@@ -361,7 +352,8 @@ TypeP Checker::with(Expr& e, Env& env) {
     if (!cur) continue;
     if (!same_type(*cur, *v)) {
       auto& d = error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, w.value->span,
-                      "the update changes the field's type: expected " + dim_text(cur) + ", got " + dim_text(v), env);
+                      "the update changes the field's type: expected " + dim_text(cur) + ", got " + dim_text(v), env)
+                    .expecting(dim_text(cur), dim_text(v));
       d.label = "this is " + dim_text(v);
       continue;
     }
@@ -400,8 +392,7 @@ TypeP Checker::match(Expr& e, Env& env) {
         for (const auto& c : cd->stmt->choices) names.push_back(sym_name(c.name));
         auto& d = error(ErrorKind::convention_choice, pat.span,
                         "convention '" + sym_name(cd->name) + "' has no choice '" + sym_name(pat.name) + "'", env);
-        const std::string near = closest(sym_name(pat.name), names);
-        if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+        suggest(d, sym_name(pat.name), names);
         std::string all;
         for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
         d.help.push_back("the choices are: " + all);
@@ -416,7 +407,8 @@ TypeP Checker::match(Expr& e, Env& env) {
       if (!result || !is_loose(*t)) result = t;
     } else if (!same_type(*result, *t)) {
       auto& d = error(result->k == t->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, arm.body->span,
-                      "match arms disagree: expected " + dim_text(result) + ", got " + dim_text(t), env);
+                      "match arms disagree: expected " + dim_text(result) + ", got " + dim_text(t), env)
+                    .expecting(dim_text(result), dim_text(t));
       d.notes.push_back({e.arms.front().body->span, "the first arm is " + dim_text(result)});
     } else if (result->loose_inside) {
       result = merge_types(result, t);
@@ -512,8 +504,7 @@ TypeP Checker::expr(Expr& e, Env& env) {
       std::sort(names.begin(), names.end());
       auto& d = error(ErrorKind::field_unknown, e.name_span,
                       "no field '" + sym_name(e.name) + "' in " + describe(*t, p_.units), env);
-      const std::string near = closest(sym_name(e.name), names);
-      if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+      suggest(d, sym_name(e.name), names);
       return t_error();
     }
     case EK::record: return record(e, env);
@@ -526,7 +517,8 @@ TypeP Checker::expr(Expr& e, Env& env) {
           elem = t;
         } else if (!same_type(*elem, *t)) {
           auto& d = error(elem->k == t->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, k->span,
-                          "list elements disagree: expected " + dim_text(elem) + ", got " + dim_text(t), env);
+                          "list elements disagree: expected " + dim_text(elem) + ", got " + dim_text(t), env)
+                        .expecting(dim_text(elem), dim_text(t));
           d.notes.push_back({e.kids.front()->span, "the first element is " + dim_text(elem)});
         } else if (elem->loose_inside) {
           elem = merge_types(elem, t);
@@ -544,7 +536,8 @@ TypeP Checker::expr(Expr& e, Env& env) {
       if (is_loose(*b)) return a;
       if (!same_type(*a, *b)) {
         auto& d = error(a->k == b->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, e.span,
-                        "if branches disagree: " + dim_text(a) + " and " + dim_text(b), env);
+                        "if branches disagree: " + dim_text(a) + " and " + dim_text(b), env)
+                      .expecting(dim_text(a), dim_text(b));
         d.notes.push_back({e.kids[1]->span, "this is " + dim_text(a)});
         d.notes.push_back({e.kids[2]->span, "this is " + dim_text(b)});
         return t_error();
@@ -692,8 +685,10 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     Env none;
     TypeP cur = expr(*lits.front(), none);
     if (!is_loose(*v) && !is_loose(*cur) && !same_type(*cur, *v)) {
-      auto& dg = p_.diags.error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, value.span,
-                                "'" + where + "' is " + dim_text(cur) + ", got " + dim_text(v));
+      auto& dg = p_.diags
+                     .error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, value.span,
+                            "'" + where + "' is " + dim_text(cur) + ", got " + dim_text(v))
+                     .expecting(dim_text(cur), dim_text(v));
       dg.label = "this is " + dim_text(v);
       dg.notes.push_back({lits.front()->span, "'" + where + "' is written here"});
     }
@@ -722,8 +717,7 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
     auto& dg = p_.diags.error(ErrorKind::param_unknown, path_span,
                               path.size() > 1 ? "'" + full + "' is not a default or parameter that can be set"
                                               : "'" + sym_name(path.front()) + "' is not a parameter that can be set");
-    const std::string near = closest(path.size() > 1 ? full : sym_name(path.front()), names);
-    if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
+    suggest(dg, path.size() > 1 ? full : sym_name(path.front()), names);
     if (path.size() > 1)
       dg.help.push_back(
           "any name an assumption list prints as `default NAME = ...` or `registry NAME = ...` can be set");
@@ -744,16 +738,17 @@ void Checker::check_override(const std::vector<Sym>& path, Span path_span, Expr&
       for (const auto& [n, t] : cur->fields) names.push_back(sym_name(n));
       auto& dg = p_.diags.error(ErrorKind::field_unknown, path_span,
                                 "'" + where + "' has no field '" + sym_name(path[i]) + "'");
-      const std::string near = closest(sym_name(path[i]), names);
-      if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
+      suggest(dg, sym_name(path[i]), names);
       return;
     }
     where += "." + sym_name(path[i]);
     cur = *f;
   }
   if (cur && !is_loose(*v) && !is_loose(*cur) && !same_type(*cur, *v)) {
-    auto& dg = p_.diags.error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, value.span,
-                              "'" + where + "' is " + dim_text(cur) + ", got " + dim_text(v));
+    auto& dg = p_.diags
+                   .error(cur->k == v->k ? ErrorKind::dim_mismatch : ErrorKind::type_mismatch, value.span,
+                          "'" + where + "' is " + dim_text(cur) + ", got " + dim_text(v))
+                   .expecting(dim_text(cur), dim_text(v));
     dg.label = "this is " + dim_text(v);
   }
 }

@@ -116,8 +116,7 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
         for (const auto& p : params) names.push_back(sym_name(p.name));
         auto& d = error(ErrorKind::call_arity, a.name_span,
                         "'" + sym_name(e.name) + "' has no parameter '" + sym_name(a.name) + "'", env);
-        const std::string near = closest(sym_name(a.name), names);
-        if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+        suggest(d, sym_name(a.name), names);
         d.notes.push_back({decl.name_span, "defined here"});
         bad = true;
         continue;

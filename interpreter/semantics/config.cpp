@@ -175,8 +175,7 @@ struct Builder {
       for (const auto& c : p.conventions) names.push_back(sym_name(c.name));
       std::sort(names.begin(), names.end());
       auto& d = p.diags.error(ErrorKind::convention_unknown, conv_span, "unknown convention '" + conv + "'");
-      const std::string near = closest(conv, names);
-      if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+      suggest(d, conv, names);
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
@@ -191,8 +190,7 @@ struct Builder {
       for (const auto& c : cd.stmt->choices) names.push_back(sym_name(c.name));
       auto& d = p.diags.error(ErrorKind::convention_choice, choice_span,
                               "convention '" + conv + "' has no choice '" + choice + "'");
-      const std::string near = closest(choice, names);
-      if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+      suggest(d, choice, names);
       d.help.push_back("the choices are: " + choices_of(cd));
       ok = false;
       return;
@@ -229,31 +227,26 @@ struct Builder {
   }
 
   // Applies a preset and, first, the presets it extends.
-  void apply_preset(int idx, std::vector<int>& stack) {
-    if (std::find(stack.begin(), stack.end(), idx) != stack.end()) {
-      p.diags.error(ErrorKind::convention_decl, p.presets[static_cast<std::size_t>(idx)].stmt->name_span,
-                    "preset '" + sym_name(p.presets[static_cast<std::size_t>(idx)].name) + "' extends itself");
+  void apply_preset(int idx) {
+    const PresetChain chain = preset_chain(p, idx);
+    if (chain.cycle >= 0) {
+      p.diags.error(ErrorKind::convention_decl, p.presets[static_cast<std::size_t>(chain.cycle)].stmt->name_span,
+                    "preset '" + sym_name(p.presets[static_cast<std::size_t>(chain.cycle)].name) + "' extends itself");
       ok = false;
-      return;
+    } else if (chain.unknown_base) {
+      const Stmt& last = *p.presets[static_cast<std::size_t>(chain.presets.back())].stmt;
+      unknown_preset(sym_name(last.extends), last.extends_span);
     }
-    stack.push_back(idx);
-    const PresetDef& pd = p.presets[static_cast<std::size_t>(idx)];
-    if (pd.stmt->extends != kNoSym) {
-      const int base = p.preset_index(pd.stmt->extends);
-      if (base < 0) {
-        unknown_preset(sym_name(pd.stmt->extends), pd.stmt->extends_span);
-      } else {
-        apply_preset(base, stack);
+    for (auto it = chain.presets.rbegin(); it != chain.presets.rend(); ++it) {
+      const PresetDef& pd = p.presets[static_cast<std::size_t>(*it)];
+      const std::string via = "preset " + sym_name(pd.name);
+      for (const auto& item : pd.stmt->items) {
+        if (item.kind == SK::use)
+          use(sym_name(item.name), item.name_span, sym_name(item.choice), item.choice_span, via, item.span);
+        else
+          set(item.path, item.name_span, item.value.get(), pd.stmt->nslots, via);
       }
     }
-    const std::string via = "preset " + sym_name(pd.name);
-    for (const auto& it : pd.stmt->items) {
-      if (it.kind == SK::use)
-        use(sym_name(it.name), it.name_span, sym_name(it.choice), it.choice_span, via, it.span);
-      else
-        set(it.path, it.name_span, it.value.get(), pd.stmt->nslots, via);
-    }
-    stack.pop_back();
   }
 
   void unknown_preset(const std::string& name, Span at) {
@@ -261,8 +254,7 @@ struct Builder {
     for (const auto& q : p.presets) names.push_back(sym_name(q.name));
     std::sort(names.begin(), names.end());
     auto& d = p.diags.error(ErrorKind::preset_unknown, at, "unknown preset '" + name + "'");
-    const std::string near = closest(name, names);
-    if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+    suggest(d, name, names);
     std::string all;
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
     d.help.push_back("the presets are: " + all);
@@ -271,6 +263,22 @@ struct Builder {
 };
 
 }  // namespace
+
+PresetChain preset_chain(const Program& p, int preset) {
+  PresetChain c;
+  for (int at = preset; at >= 0;) {
+    if (std::find(c.presets.begin(), c.presets.end(), at) != c.presets.end()) {
+      c.cycle = at;
+      break;
+    }
+    c.presets.push_back(at);
+    const Stmt& s = *p.presets[static_cast<std::size_t>(at)].stmt;
+    if (s.extends == kNoSym) break;
+    at = p.preset_index(s.extends);
+    c.unknown_base = at < 0;
+  }
+  return c;
+}
 
 bool mark_set_reads_target(Program& p, const std::vector<Sym>& path, Expr& value) {
   const Decl* d = p.lookup(path.front());
@@ -317,8 +325,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   if (pi < 0) {
     b.unknown_preset(preset, preset_at);
   } else {
-    std::vector<int> stack;
-    b.apply_preset(pi, stack);
+    b.apply_preset(pi);
   }
   b.cfg.preset = preset;
   b.cfg.preset_via = via;

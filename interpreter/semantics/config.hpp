@@ -43,6 +43,17 @@ struct Override {
 bool mark_set_reads_target(Program& p, const std::vector<Sym>& path, Expr& value);
 [[nodiscard]] std::vector<Expr*> set_replaced_literals(Program& p, const std::vector<Sym>& path, const Expr& value);
 
+// A preset and the presets it extends, the preset itself first and its furthest base last: the
+// one reading of `extends` (configure() applies them base first; `mls conventions` looks for the
+// nearest one that chooses). The walk stops at a base that is not a preset (`unknown_base`: the
+// last preset in the chain names it) or at a preset already in the chain (`cycle`: its index).
+struct PresetChain {
+  std::vector<int> presets;
+  bool unknown_base = false;
+  int cycle = -1;
+};
+[[nodiscard]] PresetChain preset_chain(const Program& p, int preset);
+
 struct Config {
   std::string preset;                            // "mls" unless chosen
   std::string preset_via;                        // "default", "scenario", "command line"

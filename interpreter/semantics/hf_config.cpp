@@ -366,8 +366,7 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
                      type.empty() ? std::string("the config has no \"model_type\"")
                                   : "model_type \"" + type + "\" is not one model_from_hf reads");
     d.help.push_back("model_from_hf reads llama, mistral, qwen2, mixtral, deepseek_v3 and gpt2 configs");
-    const std::string guess = closest(type, {"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "gpt2"});
-    if (!guess.empty()) d.help.push_back("did you mean \"" + guess + "\"?");
+    suggest(d, type, std::vector<std::string>{"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "gpt2"}, '"');
   }
   // A key a letter or two away from one this model type reads is a misspelling, not a new key.
   for (const auto& [key, place] : places)
@@ -375,8 +374,7 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
       std::vector<std::string> cands = r.read;
       auto& d = r.fail(ErrorKind::hf_unknown_key, Span{file, place.key_begin, place.key_end},
                        "unknown key \"" + key + "\" in a \"" + type + "\" config");
-      const std::string guess = closest(key, cands);
-      if (!guess.empty()) d.help.push_back("did you mean \"" + guess + "\"?");
+      suggest(d, key, cands, '"');
     }
   if (!r.ok) return false;
   p.hf_configs[literal] = std::move(b.cfg);

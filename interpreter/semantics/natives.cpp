@@ -38,7 +38,8 @@ std::string fname(const NativeCheck& c) { return sym_name(c.call.name); }
 
 bool want_num(NativeCheck& c, std::size_t i) {
   if (c.args[i]->k == Type::K::num) return true;
-  c.error(i, ErrorKind::type_mismatch, "'" + fname(c) + "' expects a number, got " + kind_word(*c.args[i]));
+  c.error(i, ErrorKind::type_mismatch, "'" + fname(c) + "' expects a number, got " + kind_word(*c.args[i]))
+      .expecting("a number", kind_word(*c.args[i]));
   return false;
 }
 
@@ -46,6 +47,7 @@ bool want_dimensionless(NativeCheck& c, std::size_t i, const char* why) {
   if (!want_num(c, i)) return false;
   if (c.args[i]->dim.none()) return true;
   c.error(i, ErrorKind::dim_mismatch, "'" + fname(c) + "' needs a dimensionless number, got " + c.describe(i))
+      .expecting("a dimensionless number", c.describe(i))
       .help.push_back(why);
   return false;
 }

@@ -320,28 +320,22 @@ struct UnitBuilder {
   Program& p;
 
   std::optional<ResolvedUnit> unit_expr(const UnitExpr& u) {
-    ResolvedUnit acc{Num::of_int(1), Dim{}};
-    for (const auto& t : u.terms) {
-      auto r = p.units.lookup_atom(t.atom);
-      if (!r) {
+    const UnitTable::Reading r = p.units.read(u, false);
+    switch (r.fail) {
+      case UnitTable::Reading::Fail::none: return r.unit;
+      case UnitTable::Reading::Fail::unknown: {
+        const UnitTerm& t = u.terms[r.term];
         auto& d = p.diags.error(ErrorKind::unit_unknown, t.span, "unknown unit '" + t.atom + "'");
-        const std::string hint = p.units.suggest(t.atom);
-        if (!hint.empty()) d.help.push_back(hint);
+        d.subject = t.atom;
+        p.units.suggest(d, t.atom);
         return std::nullopt;
       }
-      bool lost = false;
-      auto f = pow_int(r->factor, t.exponent, lost);
-      auto dim = r->dim.pow(t.exponent, 1);
-      if (dim) dim = acc.dim.times(*dim);
-      if (!dim) {
+      case UnitTable::Reading::Fail::dim_range:
         p.diags.error(ErrorKind::unit_decl, u.span, "the dimension of '" + u.text + "' is out of range");
         return std::nullopt;
-      }
-      acc.factor = mul(acc.factor, f, lost);
-      if (!exact_ok(acc.factor, lost, u.span)) return std::nullopt;
-      acc.dim = *dim;
+      case UnitTable::Reading::Fail::inexact: exact_ok(r.unit.factor, r.lost, u.span); return std::nullopt;
     }
-    return acc;
+    return std::nullopt;
   }
 
   // Unit sizes are exact and nonzero by promise: anything else is a declaration error.
@@ -433,8 +427,7 @@ void Program::declare_units(Module& m) {
             auto& dg = diags.error(ErrorKind::unit_decl, s.dim_spans[i], "unknown dimension '" + sym_name(fac) + "'");
             std::vector<std::string> names;
             for (const auto& dd : units.dimensions()) names.push_back(dd.name);
-            const std::string near = closest(sym_name(fac), names);
-            if (!near.empty()) dg.help.push_back("did you mean '" + near + "'?");
+            suggest(dg, sym_name(fac), names);
             ok = false;
             break;
           }
@@ -543,6 +536,7 @@ void Program::declare(Module& m) {
     }
     if (it != scope_.end()) {
       auto& d = diags.error(ErrorKind::name_duplicate, span, "'" + sym_name(name) + "' is already defined");
+      d.subject = sym_name(name);
       d.notes.push_back({it->second.span, "first defined here"});
       d.help.push_back("names are global across the prelude and scenario files; choose another name");
       return;
@@ -622,6 +616,7 @@ void Program::declare(Module& m) {
         if (preset_index(s.name) >= 0) {
           auto& d = diags.error(ErrorKind::name_duplicate, s.name_span,
                                 "preset '" + sym_name(s.name) + "' is already defined");
+          d.subject = sym_name(s.name);
           d.notes.push_back(
               {presets[static_cast<std::size_t>(preset_index(s.name))].stmt->name_span, "first defined here"});
           break;

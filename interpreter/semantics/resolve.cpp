@@ -351,14 +351,13 @@ class Resolver {
     // anyway); its uses would only repeat it.
     if (broken_ && std::find(broken_->begin(), broken_->end(), s) != broken_->end()) return;
     auto& d = p_.diags.error(ErrorKind::name_unknown, span, std::string("unknown ") + what + " '" + sym_name(s) + "'");
+    d.subject = sym_name(s);
     // Suggestions scan every name: after many errors (a file of unknown names) they stop.
     if (p_.diags.size() > kMaxSuggestedDiagnostics) return;
     std::vector<std::string> cands;
     for (const auto& l : locals_) cands.push_back(sym_name(l.name));
     std::sort(cands.begin(), cands.end());
-    std::string near = closest(sym_name(s), cands);
-    if (near.empty()) near = closest(sym_name(s), p_.global_names());
-    if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+    if (!suggest(d, sym_name(s), cands)) suggest(d, sym_name(s), p_.global_names());
     if (p_.units.lookup_atom(sym_name(s)))
       d.help.push_back("'" + sym_name(s) + "' is a unit; units follow a number: `1 " + sym_name(s) + "`");
   }
@@ -388,10 +387,8 @@ void collect_literals(Program& p, Expr& e, const std::string& name, std::vector<
     out.push_back(&e);
     return;
   }
-  for (auto& k : e.kids) collect_literals(p, *k, name, out);
-  for (auto& it : e.items) collect_literals(p, *it.value, name, out);
-  for (auto& w : e.with_items) collect_literals(p, *w.value, name, out);
-  for (auto& a : e.args) collect_literals(p, *a.value, name, out);
+  // (Match arms hold no assumption literals: literal_atoms stops at a match.)
+  for_each_child(e, [&](Expr& k) { collect_literals(p, k, name, out); });
 }
 }  // namespace
 

@@ -230,26 +230,65 @@ std::vector<std::string> UnitTable::case_variants(std::string_view atom) const {
   return out;
 }
 
-std::string UnitTable::suggest(std::string_view atom) const {
+UnitTable::Hint UnitTable::hint(std::string_view atom) const {
   const auto variants = case_variants(atom);
   // `GBps`: a rate written per-second style. The case variant `Gbps` is bits, 8x smaller, so the
-  // byte rate `GB/s` comes first.
+  // byte rate `GB/s` comes first (and is the one replacement: the variants are other units).
   if (atom.size() > 2 && atom.substr(atom.size() - 2) == "ps") {
     const std::string_view stem = atom.substr(0, atom.size() - 2);
     if (lookup_atom(stem)) {
-      std::string out = "did you mean '" + std::string(stem) + "/s'?";
-      for (const auto& v : variants) out += " ('" + v + "' is another unit: units are case-sensitive)";
-      return out;
+      Hint h{"did you mean '" + std::string(stem) + "/s'?", {std::string(stem) + "/s"}};
+      for (const auto& v : variants) h.help += " ('" + v + "' is another unit: units are case-sensitive)";
+      return h;
     }
   }
   if (!variants.empty()) {
     std::string list;
     for (std::size_t i = 0; i < variants.size(); ++i)
       list += (i == 0 ? "" : i + 1 == variants.size() ? " or " : ", ") + ("'" + variants[i] + "'");
-    return "did you mean " + list + "? (units are case-sensitive)";
+    return {"did you mean " + list + "? (units are case-sensitive)", variants};
   }
   const std::string near = closest(atom, all_unit_names());
-  return near.empty() ? "" : "did you mean '" + near + "'? (units are case-sensitive)";
+  if (near.empty()) return {};
+  return {"did you mean '" + near + "'? (units are case-sensitive)", {near}};
+}
+
+void UnitTable::suggest(Diagnostic& d, std::string_view atom) const {
+  Hint h = hint(atom);
+  if (!h.help.empty()) d.help.push_back(std::move(h.help));
+  for (auto& c : h.candidates) d.suggestions.push_back(std::move(c));
+}
+
+UnitTable::Reading UnitTable::read(const UnitExpr& u, bool dimension_names) const {
+  Reading out;
+  out.unit = ResolvedUnit{Num::of_int(1), Dim{}};
+  for (std::size_t i = 0; i < u.terms.size(); ++i) {
+    const UnitTerm& t = u.terms[i];
+    auto r = lookup_atom(t.atom);
+    if (!r && dimension_names)
+      if (const DimensionDef* dd = dimension(t.atom)) r = ResolvedUnit{Num::of_int(1), dd->dim};
+    if (!r) {
+      out.fail = Reading::Fail::unknown;
+      out.term = i;
+      return out;
+    }
+    auto dim = r->dim.pow(t.exponent, 1);
+    if (dim) dim = out.unit.dim.times(*dim);
+    if (!dim) {
+      out.fail = Reading::Fail::dim_range;
+      return out;
+    }
+    bool lost = false;
+    out.unit.factor = mul(out.unit.factor, pow_int(r->factor, t.exponent, lost), lost);
+    // Unit factors are exact by promise; one beyond the exact range (`ms^400`) is not a unit.
+    if (lost || !out.unit.factor.exact() || !std::isfinite(out.unit.factor.d) || is_zero(out.unit.factor)) {
+      out.fail = Reading::Fail::inexact;
+      out.lost = lost;
+      return out;
+    }
+    out.unit.dim = *dim;
+  }
+  return out;
 }
 
 std::vector<std::string> UnitTable::units_of(const Dim& d) const {

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "grammar/ast.hpp"
+#include "grammar/diagnostic.hpp"
 #include "grammar/number.hpp"
 #include "grammar/source.hpp"
 
@@ -100,7 +102,28 @@ class UnitTable {
   // (`GB`, `Gb`), for a suggestion — never accepted in its place.
   [[nodiscard]] std::vector<std::string> case_variants(std::string_view atom) const;
   // The help line for an unknown unit: case variants first, else the closest by edit distance.
-  [[nodiscard]] std::string suggest(std::string_view atom) const;
+  [[nodiscard]] std::string suggest(std::string_view atom) const { return hint(atom).help; }
+  // The same help line and the units it names as replacements, best first (a diagnostic's
+  // `suggestions`, which editors offer as quick fixes).
+  struct Hint {
+    std::string help;
+    std::vector<std::string> candidates;
+  };
+  [[nodiscard]] Hint hint(std::string_view atom) const;
+  // An unknown-unit diagnostic gets both.
+  void suggest(Diagnostic& d, std::string_view atom) const;
+
+  // The one reading of a written unit (`GB/s`, `kW*h`, `Time` where dimension names are allowed):
+  // its exact factor and dimension, or why not — which term is unknown, a dimension out of range,
+  // a size that is not exact (lost), infinite or zero. Callers word the error: the checker for a
+  // unit in a formula, the program for one in a unit declaration.
+  struct Reading {
+    enum class Fail : std::uint8_t { none, unknown, dim_range, inexact } fail = Fail::none;
+    ResolvedUnit unit{};
+    std::size_t term = 0;  // Fail::unknown: the unknown term
+    bool lost = false;     // Fail::inexact: rounding, rather than a zero or infinite size
+  };
+  [[nodiscard]] Reading read(const UnitExpr& u, bool dimension_names) const;
   [[nodiscard]] std::vector<std::string> units_of(const Dim& d) const;  // declared units only
   [[nodiscard]] const std::vector<DimensionDef>& dimensions() const { return dims_; }
   [[nodiscard]] int base_count() const { return bases_; }

@@ -17,10 +17,8 @@ namespace {
 constexpr int kUnknownInst = -2;  // the checker's instantiation could not be followed
 
 [[noreturn]] void unknown(const std::string& msg, const std::string& near, std::vector<std::string> help) {
-  Diagnostic d;
-  d.kind = ErrorKind::name_unknown;
-  d.message = msg;
-  if (!near.empty()) d.help.push_back("did you mean '" + near + "'?");
+  Diagnostic d = make_diagnostic(ErrorKind::name_unknown, Span{}, msg);
+  add_suggestion(d, near);
   for (auto& h : help) d.help.push_back(std::move(h));
   throw DiagnosticError{std::move(d)};
 }
@@ -205,11 +203,7 @@ class ChainTracer final : public Tracer {
 // Local slots an expression reads (sweep variables and earlier `let`s of a sweep body).
 void slots_read(const Expr& e, std::set<int>& out) {
   if (e.kind == EK::name && e.ref.kind == RefKind::local) out.insert(static_cast<int>(e.ref.index));
-  for (const auto& k : e.kids) slots_read(*k, out);
-  for (const auto& it : e.items) slots_read(*it.value, out);
-  for (const auto& w : e.with_items) slots_read(*w.value, out);
-  for (const auto& a : e.args) slots_read(*a.value, out);
-  for (const auto& arm : e.arms) slots_read(*arm.body, out);
+  for_each_child(e, [&out](const Expr& k) { slots_read(k, out); });
 }
 
 std::string strip(const std::string& s) {

@@ -50,17 +50,9 @@ std::vector<std::string> choice_changes(const Program& p, const Config& prev, co
 // Whether an (unresolved) expression mentions `name`.
 bool mentions(const Expr& e, Sym name) {
   if ((e.kind == EK::name || e.kind == EK::call) && e.name == name) return true;
-  for (const auto& k : e.kids)
-    if (mentions(*k, name)) return true;
-  for (const auto& it : e.items)
-    if (mentions(*it.value, name)) return true;
-  for (const auto& w : e.with_items)
-    if (mentions(*w.value, name)) return true;
-  for (const auto& a : e.args)
-    if (mentions(*a.value, name)) return true;
-  for (const auto& arm : e.arms)
-    if (mentions(*arm.body, name)) return true;
-  return false;
+  bool found = false;
+  for_each_child(e, [&](const Expr& k) { found = found || mentions(k, name); });
+  return found;
 }
 
 // `let t = 3 h` echoes "t = 3 h", not the human unit of 10800 s ("180 min").
@@ -193,13 +185,14 @@ void ReplSession::explain_failure(std::size_t first_diag) {
       const std::string cli = "`mls conventions`";
       if (auto at = h.find(cli); at != std::string::npos) h.replace(at, cli.size(), "`:conventions`");
     }
-    if (d.kind == ErrorKind::name_unknown && d.message == "unknown name 'ans'") {
+    if (d.kind == ErrorKind::name_unknown && d.subject == "ans") {
       d.help.clear();  // a did-you-mean ('abs') would only distract
+      d.suggestions.clear();
       d.help.push_back("`ans` is the last answer; nothing has been shown yet");
-    } else if (d.kind == ErrorKind::name_duplicate && d.message.find("is already defined") != std::string::npos) {
+    } else if (d.kind == ErrorKind::name_duplicate && !d.subject.empty()) {
       // At the prompt the file-oriented advice is wrong: say what can be redefined and how to
       // change a parameter instead.
-      const std::string name = d.message.substr(1, d.message.find('\'', 1) - 1);
+      const std::string& name = d.subject;
       d.help.clear();
       d.help.push_back("names defined at the prompt can be redefined; names from the prelude and from files cannot");
       const Decl* old = p.lookup(intern(name));

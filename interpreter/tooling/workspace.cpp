@@ -188,22 +188,6 @@ Workspace::Analysis* Workspace::analysis(const std::string& raw) {
 
 // ---- diagnostics ------------------------------------------------------------------------------
 
-namespace {
-
-// The replacement a did-you-mean help names ("did you mean 'H100'?"), or "".
-// TODO(#20 item 3): read the structured suggestion field once diagnostics carry one.
-std::string suggestion_of(const std::string& help) {
-  const std::string lead = "did you mean ";
-  if (help.rfind(lead, 0) != 0 || help.size() < lead.size() + 2) return "";
-  const char q = help[lead.size()];
-  if (q != '\'' && q != '"') return "";
-  const std::size_t end = help.find(q, lead.size() + 1);
-  if (end == std::string::npos) return "";
-  return help.substr(lead.size() + 1, end - lead.size() - 1);
-}
-
-}  // namespace
-
 std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
   std::vector<WsDiagnostic> out;
   auto doc = docs_.find(normal(path));
@@ -229,8 +213,7 @@ std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
     for (const auto& n : d.notes)
       if (n.span.valid())
         w.related.push_back({Location{file_of(p, n.span.file, stdlib_dir), range_of(p, n.span)}, n.text});
-    for (const auto& h : d.help)
-      if (auto s = suggestion_of(h); !s.empty()) w.suggestions.push_back(s);
+    w.suggestions = d.suggestions;
     // A related place the editor cannot open (the prelude without stdlib_dir) is dropped.
     std::erase_if(w.related, [](const auto& r) { return r.first.file.empty(); });
     out.push_back(std::move(w));
