@@ -29,6 +29,7 @@ struct Args {
   FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
+  bool seed_given = false;              // --seed (only meaningful with --uncertainty)
   std::vector<std::string> positional;  // command first
 };
 

@@ -70,6 +70,10 @@ options:
   --max-points N              largest sweep or search allowed (default 1000000)
   --max-output BYTES          largest output allowed (default 4294967296)
   --exact-limit N             sweeps above N points run in binary64 (default 4096)
+  --uncertainty N             run: N seeded Monte Carlo samples of the uncertain literals
+                              (`x +- 30 %`, normal(m, s), ...): P50 [P10 – P90] of each shown
+                              value and its drivers (1 to 100000; docs/uncertainty.md)
+  --seed S                    run --uncertainty: the generator's seed (default 1)
   --shard K/N                 run: evaluate only shard K of N of every sweep and search, and
                               write a part for `mls merge` (needs --format json)
   --help, --version
@@ -242,6 +246,25 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
         return 64;
       }
       a.run.exact_limit = static_cast<std::size_t>(*n);
+    } else if (arg.rfind("--uncertainty", 0) == 0 || arg.rfind("--seed", 0) == 0) {
+      // Monte Carlo over the uncertain literals (docs/uncertainty.md); the seed fixes the bytes.
+      const bool samples = arg.rfind("--uncertainty", 0) == 0;
+      const char* flag = samples ? "--uncertainty" : "--seed";
+      auto v = value(flag);
+      if (!v) return 64;
+      const unsigned long long hi = samples ? kMaxUncertaintySamples : 18446744073709551615ULL;
+      const auto n = whole_number(*v, samples ? 1 : 0, hi);
+      if (!n) {
+        error = std::string(flag) + " expects a whole number from " + (samples ? "1" : "0") + " to " +
+                std::to_string(hi) + ", got '" + *v + "'";
+        return 64;
+      }
+      if (samples)
+        a.run.uncertainty = static_cast<std::size_t>(*n);
+      else {
+        a.run.seed = *n;
+        a.seed_given = true;
+      }
     } else if (arg.rfind("--shard", 0) == 0) {
       auto v = value("--shard");
       if (!v) return 64;
@@ -398,6 +421,10 @@ int cmd_run(const Args& a) {
   if (a.positional[1].empty()) return usage_error("run expects a FILE");
   if (a.run.shard_n && a.format != "json")
     return usage_error("--shard writes a part for `mls merge`: it needs --format json");
+  if (a.run.shard_n && a.run.uncertainty)
+    return usage_error("--uncertainty runs whole: it cannot be combined with --shard");
+  if (a.run.uncertainty && (a.format == "csv" || a.format == "md"))
+    return usage_error("--uncertainty prints its percentiles in text and json: use --format text or json");
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
@@ -473,6 +500,9 @@ int dispatch(int argc, char** argv) {
   if (!a.sensitivity.empty() && cmd != "report") return usage_error("--sensitivity applies to report only");
   if (a.top != SIZE_MAX && cmd != "sensitivity" && cmd != "report")
     return usage_error("--top applies to sensitivity and report --sensitivity only");
+  if ((a.run.uncertainty || a.seed_given) && cmd != "run")
+    return usage_error("--uncertainty and --seed apply to run only");
+  if (a.seed_given && !a.run.uncertainty) return usage_error("--seed needs --uncertainty N");
   if (a.diff && cmd != "report") return usage_error("--diff applies to report only (mls diff compares on its own)");
   if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge" || cmd == "report" ||
       cmd == "plot" || cmd == "sensitivity") {

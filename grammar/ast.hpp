@@ -45,8 +45,15 @@ enum class EK : std::uint8_t {
   list,
   if_,
   match,
-  convert
+  convert,
+  uncertain  // `x +- d`, `normal(m, s)`, ...: kids are the literal parameters, `dist` says which
 };
+
+// The distribution an uncertain literal is drawn from (docs/uncertainty.md). Its nominal value,
+// used by every run without --uncertainty: the centre (plus_minus, uniform), the mean (normal),
+// the median (lognormal), the mode (triangular).
+enum class Dist : std::uint8_t { plus_minus, uniform, normal, lognormal, triangular };
+[[nodiscard]] const char* dist_name(Dist d);
 
 // What a name or call refers to, filled by the resolver.
 enum class RefKind : std::uint8_t { none, local, global, function, native, convention };
@@ -113,6 +120,7 @@ struct Expr {
   std::vector<MatchArm> arms;
   UnitExpr target;                // convert
   std::optional<Num> resolution;  // convert: `@ 0.1`
+  Dist dist = Dist::plus_minus;   // uncertain
   // Annotations.
   Ref ref;
   std::uint32_t site = 0;         // branch site (if, match, max/min calls); 0 = none

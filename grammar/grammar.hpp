@@ -195,10 +195,12 @@ struct op_mul : seq<one<'*'>, ws> {};
 struct op_div : seq<one<'/'>, ws> {};
 struct mul_expr : seq<unary_expr, star<sor<op_mul, op_div>, unary_req>> {};
 
-struct op_add : seq<one<'+'>, ws> {};
+// `x +- d`: an uncertain literal (docs/uncertainty.md); `+` is never followed by `-` otherwise.
+struct op_pm : seq<string<'+', '-'>, ws> {};
+struct op_add : seq<one<'+'>, not_at<one<'-'>>, ws> {};
 struct op_sub : seq<one<'-'>, not_at<one<'>'>>, ws> {};
 struct mul_req : must<mul_expr> {};
-struct add_expr : seq<mul_expr, star<sor<op_add, op_sub>, mul_req>> {};
+struct add_expr : seq<mul_expr, star<sor<op_pm, op_add, op_sub>, mul_req>> {};
 
 struct op_eq : seq<string<'=', '='>, ws> {};
 struct op_ne : seq<string<'!', '='>, ws> {};

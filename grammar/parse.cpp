@@ -11,6 +11,18 @@
 
 namespace mls {
 namespace pt = tao::pegtl::parse_tree;
+
+const char* dist_name(Dist d) {
+  switch (d) {
+    case Dist::plus_minus: return "+-";
+    case Dist::uniform: return "uniform";
+    case Dist::normal: return "normal";
+    case Dist::lognormal: return "lognormal";
+    case Dist::triangular: return "triangular";
+  }
+  return "?";
+}
+
 namespace g = grammar;
 using Node = pt::node;
 
@@ -165,6 +177,8 @@ struct action<g::op_add> : chain_link {};
 template <>
 struct action<g::op_sub> : chain_link {};
 template <>
+struct action<g::op_pm> : chain_link {};
+template <>
 struct action<g::op_mul> : chain_link {};
 template <>
 struct action<g::op_div> : chain_link {};
@@ -191,8 +205,8 @@ using selector = pt::selector<
         g::unit_mul, g::unit_dot, g::string_lit, g::string_body, g::bool_true, g::bool_false, g::call, g::call_args,
         g::named_arg, g::positional_arg, g::name_ref, g::paren_expr, g::list_lit, g::record_lit, g::record_let,
         g::record_field, g::if_expr, g::match_expr, g::match_arm, g::patterns, g::wildcard, g::field_access,
-        g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul, g::op_div, g::op_add, g::op_sub, g::op_eq,
-        g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
+        g::with_clause, g::with_item, g::path, g::neg_expr, g::op_mul, g::op_div, g::op_pm, g::op_add, g::op_sub,
+        g::op_eq, g::op_ne, g::op_le, g::op_ge, g::op_lt, g::op_gt, g::not_prefix, g::conversion, g::target_unit,
         g::dimensionless_target, g::resolution, g::expr, g::let_stmt, g::let_target, g::params, g::param, g::type_annot,
         g::choice_annot, g::param_default, g::set_stmt, g::use_stmt, g::import_stmt, g::show_stmt, g::show_item,
         g::show_label, g::assert_stmt, g::sweep_stmt, g::search_stmt, g::solve_stmt, g::solve_range, g::bindings,
@@ -381,8 +395,13 @@ class Lowerer {
     }
     if (n.is_type<g::cmp_expr>() || n.is_type<g::add_expr>() || n.is_type<g::mul_expr>()) {
       ExprP acc = expr(*n.children.at(0));
-      for (std::size_t i = 1; i + 1 < n.children.size(); i += 2)
+      for (std::size_t i = 1; i + 1 < n.children.size(); i += 2) {
+        if (n.children[i]->is_type<g::op_pm>()) {
+          acc = plus_minus(std::move(acc), expr(*n.children[i + 1]));
+          continue;
+        }
         acc = binary(op_of(*n.children[i]), std::move(acc), expr(*n.children[i + 1]));
+      }
       return acc;
     }
     if (n.is_type<g::neg_expr>()) {
@@ -411,6 +430,64 @@ class Lowerer {
     if (n.is_type<g::op_le>()) return Op::le;
     if (n.is_type<g::op_gt>()) return Op::gt;
     return Op::ge;
+  }
+
+  // ---- uncertain literals (docs/uncertainty.md) ----
+  // Their parameters are literals, so every input's distribution is known before anything runs
+  // and one draw per input and sample is well defined wherever the literal sits.
+  static bool literal_number(const Expr& e) {
+    return e.kind == EK::num || (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num);
+  }
+  ExprP uncertain(Dist d, Span at, std::vector<ExprP> params) const {
+    auto e = make(EK::uncertain, at);
+    e->dist = d;
+    for (auto& k : params) {
+      if (!literal_number(*k)) {
+        auto& diag = diags_.error(ErrorKind::uncertainty_decl, k->span,
+                                  std::string("expected a number literal (with its unit) as a parameter of ") +
+                                      (d == Dist::plus_minus ? "'+-'" : std::string("'") + dist_name(d) + "'") +
+                                      ", got an expression");
+        diag.help.push_back(
+            "an uncertain input's spread is written out: `50_000 h +- 30 %`, `normal(50_000 h, 5_000 h)`");
+      }
+      e->kids.push_back(std::move(k));
+    }
+    return bounded(std::move(e));
+  }
+  ExprP plus_minus(ExprP centre, ExprP spread) const {
+    const Span at = join(centre->span, spread->span);
+    std::vector<ExprP> ps;
+    ps.push_back(std::move(centre));
+    ps.push_back(std::move(spread));
+    return uncertain(Dist::plus_minus, at, std::move(ps));
+  }
+  // `normal(m, s)` and the others: calls by name, positional parameters only.
+  ExprP distribution(ExprP call) const {
+    static constexpr std::pair<const char*, Dist> kinds[] = {{"uniform", Dist::uniform},
+                                                             {"normal", Dist::normal},
+                                                             {"lognormal", Dist::lognormal},
+                                                             {"triangular", Dist::triangular}};
+    const std::string nm = sym_name(call->name);
+    for (const auto& [text, d] : kinds) {
+      if (nm != text) continue;
+      const std::size_t want = d == Dist::triangular ? 3 : 2;
+      std::vector<ExprP> ps;
+      bool named = false;
+      for (auto& a : call->args) {
+        named = named || a.name != kNoSym;
+        ps.push_back(std::move(a.value));
+      }
+      if (named || ps.size() != want) {
+        static constexpr const char* forms[] = {"", "uniform(lo, hi)", "normal(mean, sd)", "lognormal(median, sigma)",
+                                                "triangular(lo, mode, hi)"};
+        auto& diag = diags_.error(ErrorKind::uncertainty_decl, call->span,
+                                  "expected " + std::to_string(want) + " positional parameters for '" + nm + "', got " +
+                                      (named ? std::string("named ones") : std::to_string(ps.size())));
+        diag.help.push_back(std::string("write ") + forms[static_cast<int>(d)]);
+      }
+      return uncertain(d, call->span, std::move(ps));
+    }
+    return call;
   }
 
   ExprP binary(Op op, ExprP a, ExprP b) const {
@@ -498,7 +575,7 @@ class Lowerer {
           e->args.push_back(std::move(arg));
         }
       }
-      return e;
+      return distribution(std::move(e));
     }
     if (n.is_type<g::paren_expr>()) {
       ExprP inner = expr(*n.children.at(0));

@@ -4,6 +4,7 @@
 A golden file NAME.mls may start with comment lines that configure the run:
     # args: run --format json --use mtbf_model=gpu_only     (default: run)
     # stdin: text fed to mls (for `repl` goldens; \\n for newlines)
+    # file: ../../../scenarios/X.mls    (run that file instead of NAME.mls: a shipped scenario)
 NAME.out holds the exit code, stdout and stderr exactly:
     exit: 65
     --- stdout ---
@@ -26,7 +27,7 @@ CLASS_EXIT = {"ok": {0}, "parse_error": {65}, "check_error": {65}, "runtime_erro
 
 
 def directives(path):
-    args, stdin = ["run"], None
+    args, stdin, target = ["run"], None, None
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.startswith("#"):
@@ -36,12 +37,15 @@ def directives(path):
                 args = body[5:].split()
             elif body.startswith("stdin:"):
                 stdin = body[6:].strip().encode().decode("unicode_escape")
-    return args, stdin
+            elif body.startswith("file:"):
+                target = body[5:].strip()  # run this file (relative to the golden's folder) instead
+    return args, stdin, target
 
 
 def run_one(mls, path):
     folder, name = os.path.split(os.path.abspath(path))
-    args, stdin = directives(path)
+    args, stdin, target = directives(path)
+    name = target or name
     argv = [mls] + [a.replace("$FILE", name) for a in args]
     if "$FILE" not in " ".join(args) and args and args[0] in ("run", "check", "explain"):
         argv.insert(2, name)

@@ -190,6 +190,19 @@ std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, con
                      hidden == 1 ? "" : "s");
 }
 
+// `--uncertainty`: the band under a shown value, and the inputs that drive it most.
+std::string spread_text(const Spread& sp, const Display& d) {
+  auto v = [&](double x) { return value_with_unit(Value::number(Num::of_double(x)), d); };
+  std::string s = "    P50 " + v(sp.p50) + " [P10 " + v(sp.p10) + " – P90 " + v(sp.p90) + "]\n";
+  if (!sp.drivers.empty()) {
+    s += "    drivers (rank correlation):";
+    for (std::size_t i = 0; i < sp.drivers.size(); ++i)
+      s += fmt::format("{} {} {:+.2f}", i ? "," : "", sp.drivers[i].name, sp.drivers[i].rank_correlation);
+    s += "\n";
+  }
+  return s;
+}
+
 class TextSink : public RunSink {
  public:
   TextSink(Program& p, Writer& w, std::string file, FormatOptions::Assumptions mode)
@@ -200,10 +213,16 @@ class TextSink : public RunSink {
   void begin(const RunResult& h) override {
     std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
     s += h.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + h.preset_via + ")\n";
+    if (h.uncertainty_samples)
+      s += fmt::format(
+          "uncertainty: {} samples, seed {}, {} uncertain input{}; shown values get P50 [P10 – P90] "
+          "(tables, asserts and solves at nominal inputs)\n",
+          h.uncertainty_samples, h.uncertainty_seed, h.uncertain_inputs, h.uncertain_inputs == 1 ? "" : "s");
     w_.put(s);
   }
   void result(const Shown& sh) override {
     std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
+    if (sh.spread) s += spread_text(*sh.spread, sh.display);
     std::size_t hidden = 0;
     assumption_block(s, listed(p_, sh.value.deps, mode_, hidden), "    ");
     w_.put(s + hidden_line(hidden, mode_, "    "));
@@ -347,13 +366,28 @@ class JsonSink : public RunSink {
                     ",\n  \"preset\": " + json_string(h.preset) + ",\n  \"conventions\": {";
     for (std::size_t i = 0; i < h.conventions.size(); ++i)
       s += (i ? ", " : "") + json_string(h.conventions[i].first) + ": " + json_string(h.conventions[i].second);
-    s += "},\n  \"tables\": [";
+    s += "},\n";
+    if (h.uncertainty_samples)
+      s += fmt::format("  \"uncertainty\": {{\"samples\": {}, \"seed\": {}, \"inputs\": {}}},\n", h.uncertainty_samples,
+                       h.uncertainty_seed, h.uncertain_inputs);
+    s += "  \"tables\": [";
     w_.put(s);
   }
   void result(const Shown& sh) override {
     results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
                        ", \"unit\": " + json_string(sh.display.unit) +
-                       ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) + "}");
+                       ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) +
+                       (sh.spread ? json_spread(*sh.spread, sh.display) : "") + "}");
+  }
+  static std::string json_spread(const Spread& sp, const Display& d) {
+    auto v = [&](double x) { return json_cell(Value::number(Num::of_double(x)), d); };
+    std::string s = ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) +
+                    ", \"p90\": " + v(sp.p90) + ", \"samples\": " + std::to_string(sp.samples) + ", \"drivers\": [";
+    for (std::size_t i = 0; i < sp.drivers.size(); ++i)
+      s += fmt::format("{}{{\"name\": {}, \"value\": {}, \"rank_correlation\": {:.4f}}}", i ? ", " : "",
+                       json_string(sp.drivers[i].name), json_string(sp.drivers[i].value),
+                       sp.drivers[i].rank_correlation);
+    return s + "]}";
   }
   void table_begin(const Table& t) override {
     std::string s =

@@ -20,12 +20,26 @@ struct Display {
   std::optional<Num> resolution;
 };
 
+// A shown value's spread under `mls run --uncertainty N` (docs/uncertainty.md): percentiles of
+// its N samples in base units, and the uncertain inputs it depends on, most influential first.
+struct Driver {
+  std::string name;             // the input's assumption name ("mttf.gpu")
+  std::string value;            // as written ("50_000 h +- 30 %")
+  double rank_correlation = 0;  // Spearman's rho between the input's draws and the result
+};
+struct Spread {
+  double p10 = 0, p50 = 0, p90 = 0;
+  std::size_t samples = 0;
+  std::vector<Driver> drivers;
+};
+
 struct Shown {
   std::string name;
   Value value;
   TypeP type;
   Display display;
   Span span;
+  std::optional<Spread> spread;  // --uncertainty, when the value depends on an uncertain input
 };
 
 struct Column {
@@ -101,6 +115,9 @@ struct RunResult {
   std::vector<Item> order;  // source order
   std::string preset, preset_via;
   std::vector<std::pair<std::string, std::string>> conventions;  // name -> choice, sorted by name
+  std::size_t uncertainty_samples = 0;                           // --uncertainty N (0: off)
+  std::uint64_t uncertainty_seed = 0;                            // --seed S
+  std::size_t uncertain_inputs = 0;                              // uncertain literals the run could draw
 };
 
 // Receives a run's output in source order; sweeps stream their rows, so a million-point

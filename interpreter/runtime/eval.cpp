@@ -109,6 +109,11 @@ Evaluator::~Evaluator() {
     delete[] cache_blocks_[b].load(std::memory_order_relaxed);
 }
 
+void Evaluator::forget_globals() {
+  for (std::size_t b = 0; b < (nglobals_ + kCacheBlock - 1) / kCacheBlock; ++b)
+    delete[] cache_blocks_[b].exchange(nullptr, std::memory_order_acq_rel);
+}
+
 Evaluator::GlobalCache& Evaluator::cache(std::uint32_t g) {
   std::atomic<GlobalCache*>& slot = cache_blocks_[g / kCacheBlock];
   GlobalCache* block = slot.load(std::memory_order_acquire);
@@ -442,6 +447,13 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
   }
   switch (e.kind) {
     case EK::num: return literal(e);
+    case EK::uncertain: {
+      const DepSet d = e.atom >= 0 ? p_.deps.single(static_cast<AtomId>(e.atom)) : 0;
+      if (!draws) return Value::number(literal(e).n, d);
+      const auto it = draws->find(&e);
+      if (it == draws->end()) fail(ErrorKind::internal, e.span, "an uncertain literal has no draw", d);
+      return Value::number(Num::of_double(it->second), d);
+    }
     case EK::boolean: return Value::boolean(e.bval, e.atom >= 0 ? p_.deps.single(static_cast<AtomId>(e.atom)) : 0);
     case EK::str: return Value::string(e.str);
     case EK::name:

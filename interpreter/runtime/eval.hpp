@@ -81,6 +81,11 @@ class Evaluator {
   void charge(std::uint64_t n, Span at);
   Tracer* tracer = nullptr;
   std::uint64_t max_steps = kMaxSteps;  // per evaluation (see BudgetScope)
+  // Monte Carlo (--uncertainty, runtime/uncertainty.cpp): each uncertain literal's value in the
+  // current sample. Null: every uncertain literal is its nominal value.
+  const std::unordered_map<const Expr*, double>* draws = nullptr;
+  // Forgets every computed global, so the next sample's draws reach them. Single-threaded use.
+  void forget_globals();
 
   // Gives the evaluations inside its lifetime, on this thread, a fresh budget of max_steps
   // steps; the enclosing budget resumes afterwards. eval_in opens one; sweeps open one per point.

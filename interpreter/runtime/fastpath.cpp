@@ -230,6 +230,10 @@ class Compiler {
     }
     switch (e.kind) {
       case EK::num: return constant(CVal::K::num, e.si.d);
+      case EK::uncertain:
+        // Sweeps run at nominal inputs (docs/uncertainty.md); a sampling evaluator never compiles.
+        if (ev_.draws) throw Unsupported{"an uncertain literal while sampling"};
+        return constant(CVal::K::num, e.si.d);
       case EK::boolean: return constant(CVal::K::boolean, e.bval ? 1 : 0);
       case EK::str: return constant(CVal::K::str, str_id(e.str));
       case EK::name:

@@ -20,6 +20,7 @@
 #include "interrupt.hpp"
 #include "solve.hpp"
 #include "sweep.hpp"
+#include "uncertainty.hpp"
 
 namespace mls {
 
@@ -95,6 +96,9 @@ class CollectSink : public RunSink {
     r_.preset = header.preset;
     r_.preset_via = header.preset_via;
     r_.conventions = header.conventions;
+    r_.uncertainty_samples = header.uncertainty_samples;
+    r_.uncertainty_seed = header.uncertainty_seed;
+    r_.uncertain_inputs = header.uncertain_inputs;
   }
   void result(const Shown& s) override {
     r_.results.push_back(s);
@@ -168,6 +172,20 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
         sym_name(p.conventions[i].name),
         sym_name(p.conventions[i].stmt->choices[static_cast<std::size_t>(cfg.conv[i].choice)].name));
   std::sort(header.conventions.begin(), header.conventions.end());
+  // --uncertainty: every sample of every shown expression first (a sample's draws reach every
+  // global), then the statements in order as usual, each shown value with its spread.
+  std::optional<MonteCarlo> mc;
+  if (opt.uncertainty > 0) {
+    std::vector<MonteCarlo::Item> items;
+    for (const Stmt* s : stmts)
+      if (s->kind == SK::show)
+        for (const auto& it : s->shows) items.push_back({it.expr.get(), s->nslots});
+    mc.emplace(p, cfg, std::move(items), opt.uncertainty, opt.seed, opt.max_steps);
+    header.uncertainty_samples = opt.uncertainty;
+    header.uncertainty_seed = opt.seed;
+    header.uncertain_inputs = mc->input_count();
+  }
+  std::size_t mc_item = 0;
   sink.begin(header);
   Evaluator ev(p, cfg, true);
   ev.max_steps = opt.max_steps;
@@ -177,10 +195,16 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
       switch (s->kind) {
         case SK::show:
           for (const auto& it : s->shows) {
+            const std::size_t item = mc_item++;
             const auto v = kept_going(opt, sink, [&] { return ev.eval_in(*it.expr, s->nslots); });
             if (!v) continue;
             std::vector<Shown> shown;
             expand_shown(p, it.label, *v, ck.show_type(&it), it.span, shown, opt.max_results);
+            if (mc) {
+              const auto spreads = kept_going(opt, sink, [&] { return mc->spreads(item, shown); });
+              if (!spreads) continue;
+              for (std::size_t l = 0; l < shown.size(); ++l) shown[l].spread = (*spreads)[l];
+            }
             for (const auto& x : shown) sink.result(x);
           }
           break;

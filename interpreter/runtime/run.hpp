@@ -64,6 +64,10 @@ struct RunOptions {
   // Searches also keep every feasible point's objectives (Table::points) for a picture of the
   // search among its evaluated points (`mls report`); off elsewhere, where nobody draws them.
   bool keep_search_points = false;
+  // --uncertainty N --seed S: shown values get P10/P50/P90 over N seeded Monte Carlo samples of
+  // the uncertain literals (runtime/uncertainty.hpp); 0: off.
+  std::size_t uncertainty = 0;
+  std::uint64_t seed = 1;
 };
 
 // Runs the main statements into a sink. Runtime errors are thrown as DiagnosticError.

@@ -546,6 +546,7 @@ TypeP Checker::expr(Expr& e, Env& env) {
     }
     case EK::match: return match(e, env);
     case EK::convert: return convert(e, env);
+    case EK::uncertain: return uncertain(e, env);
   }
   return t_error();
 }

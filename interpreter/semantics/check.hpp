@@ -81,7 +81,8 @@ class Checker {
   TypeP convert(Expr& e, Env& env);
   void show_items(std::vector<ShowItem>& items, Env& env, bool scalar_only);
   void sweep(Stmt& s);
-  TypeP solve(Stmt& s, Env& env);  // check_solve.cpp: the type of the answer
+  TypeP solve(Stmt& s, Env& env);      // check_solve.cpp: the type of the answer
+  TypeP uncertain(Expr& e, Env& env);  // check_uncertain.cpp: `x +- d`, `normal(m, s)`, ...
   void check_function_standalone(std::uint32_t fn);
   // Checks instantiation `my` of `fn` by running `pass` (parameters and body) until a
   // recursive function's result type settles; returns that type.

@@ -58,7 +58,7 @@ int ConventionDef::choice_index(Sym s) const {
 }
 
 bool is_literal(const Expr& e) {
-  if (e.kind == EK::num || e.kind == EK::boolean) return true;
+  if (e.kind == EK::num || e.kind == EK::boolean || e.kind == EK::uncertain) return true;
   if (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num) return true;
   return false;
 }

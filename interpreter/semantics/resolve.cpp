@@ -91,6 +91,48 @@ class Resolver {
     }
   }
 
+  // Every uncertain literal is an assumption, also where no name binds it (a function body, a
+  // `set` value, a show): named after its statement, so a run without --uncertainty lists it.
+  void uncertain_atoms(Stmt& s) {
+    std::string name = sym_name(s.name);
+    if (s.kind == SK::set) {
+      name.clear();
+      for (Sym x : s.path) name += (name.empty() ? "" : ".") + sym_name(x);
+    }
+    auto walk = [&](auto& self, Expr& e, const std::string& at) -> void {
+      if (e.kind == EK::uncertain && e.atom < 0) {
+        Assumption a;
+        a.kind = stdlib_ ? AssumptionKind::default_ : AssumptionKind::set;
+        a.name = at.empty() ? "uncertain literal" : at;
+        a.value = compact_text(p_.sources.slice(e.span));
+        a.at = e.span;
+        a.via = stdlib_ ? "stdlib" : "scenario";
+        e.atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      }
+      for_each_child(e, [&](Expr& k) { self(self, k, at); });
+    };
+    auto opt = [&](ExprP& e, const std::string& at) {
+      if (e) walk(walk, *e, at);
+    };
+    opt(s.value, name);
+    for (auto& prm : s.params) opt(prm.default_value, name + "." + sym_name(prm.name));
+    for (auto& it : s.shows) opt(it.expr, "");
+    for (auto& b : s.bindings) {
+      for (auto& d : b.domains) opt(d, "");
+      opt(b.range_to, "");
+      opt(b.step, "");
+    }
+    for (auto& item : s.body) {
+      for (auto& x : item.exprs) opt(x, "");
+      for (auto& sh : item.shows) opt(sh.expr, "");
+    }
+    for (auto& it : s.items) {
+      std::string path;
+      for (Sym x : it.path) path += (path.empty() ? "" : ".") + sym_name(x);
+      opt(it.value, path);
+    }
+  }
+
   void params(std::vector<Param>& ps, const std::string& fname) {
     // Defaults see the parameters before them, so push as we go.
     for (auto& prm : ps) {
@@ -227,6 +269,7 @@ class Resolver {
       default: break;
     }
     s.nslots = max_;
+    uncertain_atoms(s);
   }
 
  private:
