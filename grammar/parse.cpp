@@ -84,7 +84,6 @@ MLS_MSG(such_that, "expected 'such that' and a comparison");
 MLS_MSG(string_close, "expected '\"' to close the string");
 MLS_MSG(string_lit, "expected a string");
 MLS_MSG(unary_expr, "expected an expression");
-MLS_MSG(unit_expr, "expected a unit");
 MLS_MSG(unit_name, "expected a unit name");
 MLS_MSG(with_close, "expected '}' to close the update");
 MLS_MSG(with_open, "expected '{' after 'with'");

@@ -67,8 +67,8 @@ void replay(const RunResult& r, RunSink& sink) {
 }
 
 bool AssumptionView::operator<(const AssumptionView& o) const {
-  static const std::map<std::string, int> order = {
-      {"note", -1}, {"convention", 0}, {"set", 1}, {"registry", 2}, {"default", 3}, {"approx", 4}};
+  static const std::map<std::string, int> order = {{"note", -1},    {"convention", 0}, {"set", 1},
+                                                   {"registry", 2}, {"default", 3},    {"approx", 4}};
   auto rank = [&](const std::string& k) {
     auto it = order.find(k);
     return it == order.end() ? 9 : it->second;
