@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <iostream>
@@ -22,9 +23,14 @@ namespace mls {
 
 namespace {
 
-const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff",   ":explain", ":help",
-                                        ":load",        ":plot",        ":preset", ":quit",    ":reset",
-                                        ":set",         ":units",       ":use"};
+const std::vector<std::string> kMeta = {":assumptions", ":conventions", ":diff", ":explain", ":help",
+                                        ":load",        ":more",        ":plot", ":preset",  ":quit",
+                                        ":reset",       ":rows",        ":set",  ":units",   ":use"};
+
+// Rows of a table printed at the prompt before `:more` (a sweep can have a million).
+constexpr std::size_t kDefaultRowCap = 50;
+// Output is written in blocks this large, so Ctrl-C can stop it between two.
+constexpr std::size_t kOutBlock = 16 * 1024;
 
 const char* kHelp = R"(Type a statement (let, set, use, preset, show, assert, sweep, search, ...) or an
 expression; an expression is shown in a human unit with the assumptions it depends on, and
@@ -40,6 +46,8 @@ line. An input that fails changes nothing.
   :conventions [NAME]  every convention (or the named ones), its choices and the current one
   :plot [TABLE] [--x COL] [--y COL,...]
                        a sweep's or search's table as a terminal chart (default: the last one)
+  :more                the next rows of the table printed last (tables print 50 rows at a time)
+  :rows [N|all]        how many rows of a table print at a time (`all`: every row)
   :units [DIMENSION]   the units of a dimension (or of a unit: `:units GB/s`); no argument: dimensions
   :load FILE           load a file's definitions and choices (its statements are not run)
   :reset               forget the inputs; reload the prelude and the loaded files from disk
@@ -49,7 +57,10 @@ line. An input that fails changes nothing.
 Names typed at the prompt can be redefined; later inputs see the new definition, earlier ones
 keep theirs. Names from the prelude and from files cannot: `set NAME = VALUE` changes a
 parameter everywhere it is used. Tab completes names, fields after `.`, units after a number
-and choices after `:use`; Ctrl-R searches the history; Ctrl-C drops the current input.
+and choices after `:use`; Ctrl-R searches the history; Ctrl-C drops the current input, stops
+a running input and stops output. An answer in a unit you asked for (`-> MB`) shows 6
+significant digits (`@ 0.001` chooses the resolution); bytes show in the prefix family they
+were written in (80 GiB stays 80 GiB).
 )";
 
 bool is_name(std::string_view s) {
@@ -87,7 +98,7 @@ class Repl {
 
   // Prints an input's outcome; false if it failed (or an assertion in it failed).
   bool print(const Outcome& o) {
-    out(format_outcome(s_.program(), o));
+    out(format_outcome(s_.program(), o, [this](const Table& t) { return first_page(t); }));
     err(o.diagnostics);
     return o.status != Outcome::Status::failed && !o.asserts_failed();
   }
@@ -170,10 +181,15 @@ class Repl {
     }
     if (cmd == ":reset") {
       const Outcome r = s_.reset();
-      if (r.status != Outcome::Status::failed) tables_.tables.clear();  // they came from the inputs forgotten
+      if (r.status != Outcome::Status::failed) {
+        tables_.tables.clear();  // they came from the inputs forgotten
+        more_ = {};
+      }
       return print(r);
     }
     if (cmd == ":plot") return plot(words(arg));
+    if (cmd == ":more") return more();
+    if (cmd == ":rows") return rows(arg);
     std::string msg = "mls: unknown command '" + cmd + "'";
     const std::string near = closest(cmd, kMeta);
     if (!near.empty()) msg += " (did you mean '" + near + "'?)";
@@ -189,7 +205,8 @@ class Repl {
       if (t[0] == ':') return meta(t, line_no);
       first_ = line_no;
       // Carets can go under the prompt only for a one-line input typed just now.
-      prompt_line_ = PromptLine{interactive_, text, 5};
+      // (A multi-line input recalled from the history arrives as one text with newlines.)
+      prompt_line_ = PromptLine{interactive_ && text.find('\n') == std::string::npos, text, 5};
     } else {
       prompt_line_.active = false;
     }
@@ -216,8 +233,86 @@ class Repl {
  private:
   static void out(const std::string& text) {
     const std::string s = escape_controls(text);  // a string value cannot drive the terminal
-    std::fwrite(s.data(), 1, s.size(), stdout);
+    for (std::size_t at = 0; at < s.size(); at += kOutBlock) {
+      if (interrupt_requested()) {
+        std::fputs("\n(output stopped: Ctrl-C)\n", stdout);
+        break;
+      }
+      std::fwrite(s.data() + at, 1, std::min(kOutBlock, s.size() - at), stdout);
+    }
     std::fflush(stdout);
+  }
+
+  // A table at the prompt: its first rows_ rows and its footer; the rest on `:more`.
+  std::string first_page(const Table& t) {
+    TableSlice slice;
+    slice.count = rows_;
+    slice.stop = [] { return interrupt_requested(); };
+    std::string text = format_table_text(s_.program(), t, slice);
+    if (slice.stopped) return text + "  (output stopped: Ctrl-C)\n";
+    more_ = {};
+    const std::size_t shown = std::min(rows_, t.rows.size());
+    if (shown < t.rows.size()) {
+      more_ = {t.name, shown};
+      text += paging_line(0, shown, t.rows.size());
+    }
+    return text;
+  }
+
+  [[nodiscard]] std::string paging_line(std::size_t first, std::size_t end, std::size_t total) const {
+    std::string s = "  rows " + std::to_string(first + 1) + "-" + std::to_string(end) + " of " + std::to_string(total);
+    if (end == total) return s + " shown (the end of the table)\n";
+    return s + " shown; :more shows the next " + std::to_string(std::min(rows_, total - end)) +
+           ", :rows N (or all) sets how many\n";
+  }
+
+  // `:more`: the next rows of the table cut short last.
+  bool more() {
+    const auto it = std::find_if(tables_.tables.begin(), tables_.tables.end(),
+                                 [&](const Table& t) { return t.name == more_.table; });
+    if (more_.table.empty() || it == tables_.tables.end()) {
+      err("mls: nothing more to show: :more continues the table printed last when it was cut short\n");
+      return false;
+    }
+    TableSlice slice;
+    slice.first = more_.next;
+    slice.count = rows_;
+    slice.footer = false;
+    slice.stop = [] { return interrupt_requested(); };
+    std::string text = format_table_text(s_.program(), *it, slice);
+    if (!text.empty() && text.front() == '\n') text.erase(0, 1);
+    if (slice.stopped) {
+      out(text + "  (output stopped: Ctrl-C)\n");
+      return true;
+    }
+    const std::size_t end = std::min(more_.next + rows_, it->rows.size());
+    text += paging_line(more_.next, end, it->rows.size());
+    more_.next = end;
+    if (end == it->rows.size()) more_ = {};
+    out(text);
+    return true;
+  }
+
+  // `:rows [N|all]`: how many rows of a table print at a time.
+  bool rows(const std::string& arg) {
+    if (arg.empty()) {
+      out(rows_ == kAll ? "tables print every row\n" : "tables print " + std::to_string(rows_) + " rows at a time\n");
+      return true;
+    }
+    if (arg == "all") {
+      rows_ = kAll;
+      return true;
+    }
+    std::size_t n = 0;
+    bool ok = arg.size() <= 9;
+    for (char c : arg) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    if (ok) n = std::stoul(arg);
+    if (!ok || n == 0) {
+      err("mls: usage: :rows N (a whole number of rows, at least 1) or :rows all\n");
+      return false;
+    }
+    rows_ = n;
+    return true;
   }
   static void err(const std::string& s) {
     std::fflush(stdout);
@@ -275,8 +370,14 @@ class Repl {
     }
   }
 
+  static constexpr std::size_t kAll = static_cast<std::size_t>(-1);
   ReplSession& s_;
-  RunResult tables_;  // the tables the session's inputs produced, for `:plot`
+  RunResult tables_;  // the tables the session's inputs produced, for `:plot` and `:more`
+  std::size_t rows_ = kDefaultRowCap;
+  struct {
+    std::string table;  // the table cut short last ("": none)
+    std::size_t next = 0;
+  } more_;
   bool interactive_;
   std::string buffer_;
   std::uint32_t first_ = 1;
@@ -293,6 +394,7 @@ int interactive_loop(ReplSession& s) {
   bool blank_before = false;
   bool warned = !ed.history_error().empty();
   std::string line;
+  std::string entry;  // the lines of the input being typed, for the history
   while (!repl.quit) {
     const auto r = ed.read(repl.pending() ? "...> " : "mls> ", line);
     if (r == LineEditor::Read::eof) {
@@ -300,10 +402,12 @@ int interactive_loop(ReplSession& s) {
       break;
     }
     if (r == LineEditor::Read::interrupted) {
+      // A dropped input stays in the history (as one entry), to be recalled and fixed.
+      if (!entry.empty()) ed.remember(entry.substr(0, entry.size() - 1));
+      entry.clear();
       repl.drop();
       continue;
     }
-    ed.remember(line);
     if (!warned && !ed.history_error().empty()) {
       std::fprintf(stderr, "mls: warning: %s\n", ed.history_error().c_str());
       warned = true;
@@ -315,11 +419,19 @@ int interactive_loop(ReplSession& s) {
     const InterruptScope ctrl_c;
     if (repl.pending() && blank && blank_before) {
       (void)repl.flush();
+      if (!entry.empty()) ed.remember(entry.substr(0, entry.size() - 1));
+      entry.clear();
       blank_before = false;
       continue;
     }
     blank_before = blank;
+    entry += line + "\n";
     (void)repl.line(line, line_no);
+    // A multi-line input is one history entry: Up recalls the whole record or sweep.
+    if (!repl.pending()) {
+      ed.remember(entry.substr(0, entry.size() - 1));
+      entry.clear();
+    }
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 // inspecting meta commands (:explain, :diff, :assumptions, :conventions, :units).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ void flatten(const Value& v, const TypeP& t, const std::string& label, std::vect
 
 // "67 h", "92.4%", "\"adam\"", "true": a value in the unit chosen for display.
 [[nodiscard]] std::string value_text(const Value& v, const Display& d);
+// An answer as the REPL prints it: `value_text`, with at least kAskedDigits significant digits
+// when the input asked for a unit (`2 GiB -> MB` is 2147.48 MB), and bytes in the prefix family
+// they were written in (`H100.hbm.size` is 80 GiB, as the registry says).
+inline constexpr int kAskedDigits = 6;
+[[nodiscard]] std::string answer_text(const Program& p, const Value& v, const TypeP& t, const Display& d);
 // The display of a leaf: its `-> unit` if any, else a human unit for its magnitude.
 [[nodiscard]] Display display_of(const Program& p, const Leaf& l);
 
@@ -32,8 +38,10 @@ void flatten(const Value& v, const TypeP& t, const std::string& label, std::vect
 // Aligned lines `kind  name = value (via)  file:line`, as `mls run` prints them.
 [[nodiscard]] std::string assumption_lines_text(const Program& p, DepSet d, const std::string& indent);
 
-// What an input produced: choice changes, definitions, answers, tables and assertions.
-[[nodiscard]] std::string format_outcome(Program& p, const Outcome& o);
+// What an input produced: choice changes, definitions, answers, tables and assertions. Tables
+// are printed by `table_text` (the REPL pages long ones); nullptr prints them whole.
+using TableText = std::function<std::string(const Table&)>;
+[[nodiscard]] std::string format_outcome(Program& p, const Outcome& o, const TableText& table_text = nullptr);
 
 // Diagnostics drawn under the line just typed at the prompt: the caret sits under the prompt
 // line itself, then `error[code]: message`. Falls back to the usual rendering otherwise.

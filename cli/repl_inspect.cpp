@@ -19,10 +19,11 @@ std::string shown(const Program& p, const Value& v, const TypeP& t) {
   if (v.k == Value::K::list) return "(a list of " + std::to_string(v.list().items.size()) + ")";
   std::vector<Leaf> leaves;
   flatten(v, t, "", leaves);
-  if (leaves.size() == 1 && leaves[0].label.empty()) return value_text(v, display_of(p, leaves[0]));
+  if (leaves.size() == 1 && leaves[0].label.empty()) return answer_text(p, v, leaves[0].type, display_of(p, leaves[0]));
   std::string fields;
   for (const auto& l : leaves)
-    fields += (fields.empty() ? "" : ", ") + l.label.substr(1) + ": " + value_text(l.value, display_of(p, l));
+    fields +=
+        (fields.empty() ? "" : ", ") + l.label.substr(1) + ": " + answer_text(p, l.value, l.type, display_of(p, l));
   return "{ " + fields + " }";
 }
 
@@ -45,7 +46,8 @@ bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, s
         out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, s.options()));
         // A record: the chain above is the same for every field; list the others.
         for (std::size_t i = 1; i < r.results.size(); ++i)
-          out += r.results[i].name + " = " + value_text(r.results[i].value, r.results[i].display) + "\n";
+          out += r.results[i].name + " = " +
+                 answer_text(pr.prog, r.results[i].value, r.results[i].type, r.results[i].display) + "\n";
       },
       err);
 }
@@ -83,7 +85,8 @@ bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std:
                                        DiffSide{&p, &pr.cfg, &right, "<repl>", "the current choices"});
         out = format_diff_text(d);
         if (!d.differs())
-          for (const auto& r : right.results) out += r.name + " = " + value_text(r.value, r.display) + " under both\n";
+          for (const auto& r : right.results)
+            out += r.name + " = " + answer_text(p, r.value, r.type, r.display) + " under both\n";
       },
       err);
 }

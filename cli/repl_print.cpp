@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
@@ -59,6 +60,20 @@ std::string value_text(const Value& v, const Display& d) {
   return s;
 }
 
+std::string answer_text(const Program& p, const Value& v, const TypeP& t, const Display& d) {
+  // `1.2345 GB -> MB` asks for a unit: the answer keeps the digits typed (1234.5 MB, not
+  // 1235 MB). A resolution (`@ 0.01`) chooses the digits itself; whole numbers print in full.
+  if (v.k == Value::K::num && t && t->k == Type::K::num && t->hint && !d.resolution) {
+    const Num x = in_unit(v.n, d);
+    if (!(is_integer(x) && std::fabs(x.d) < 1e15)) {
+      std::string s = format_sig(x, kAskedDigits);
+      if (!d.unit.empty()) s += (d.unit == "%" ? "" : " ") + d.unit;
+      return s;
+    }
+  }
+  return value_text(v, display_in_written_family(p, d, t, v));
+}
+
 Display display_of(const Program& p, const Leaf& l) {
   return display_for(p, l.type, l.value.k == Value::K::num ? l.value.n.d : 0);
 }
@@ -113,7 +128,7 @@ std::string assumption_lines_text(const Program& p, DepSet d, const std::string&
   return out;
 }
 
-std::string format_outcome(Program& p, const Outcome& o) {
+std::string format_outcome(Program& p, const Outcome& o, const TableText& table_text) {
   std::string out;
   for (const auto& c : o.changes) out += c + "\n";
   for (const auto& def : o.defined) {
@@ -121,7 +136,8 @@ std::string format_outcome(Program& p, const Outcome& o) {
     flatten(def.value, def.type, def.label, leaves);
     for (const auto& l : leaves)
       out += l.label + " = " +
-             value_text(l.value, leaves.size() == 1 && def.display ? *def.display : display_of(p, l)) + "\n";
+             answer_text(p, l.value, l.type, leaves.size() == 1 && def.display ? *def.display : display_of(p, l)) +
+             "\n";
     if (!def.literal) out += compact_assumptions(p, deep_deps(def.value, p.deps), def.span);
   }
   const auto& r = o.run;
@@ -147,14 +163,14 @@ std::string format_outcome(Program& p, const Outcome& o) {
           const std::string_view text = p.sources.slice(x.span);
           const bool scalar = text.compare(0, x.name.size(), x.name) == 0 &&
                               (text.size() == x.name.size() || text[x.name.size()] != '.');
-          out += (bare && scalar ? "= " : x.name + " = ") + value_text(x.value, x.display) + "\n";
+          out += (bare && scalar ? "= " : x.name + " = ") + answer_text(p, x.value, x.type, x.display) + "\n";
           deps = p.deps.unite(deps, x.value.deps);
         }
         out += compact_assumptions(p, deps);
         break;
       }
       case RunResult::Item::K::table: {
-        std::string t = format_table_text(p, r.tables[item.index]);
+        std::string t = table_text ? table_text(r.tables[item.index]) : format_table_text(p, r.tables[item.index]);
         if (!t.empty() && t.front() == '\n') t.erase(0, 1);
         out += t;
         break;

@@ -3,8 +3,8 @@
 
 Checks what only a terminal shows: Tab completion (names, fields, units, convention choices),
 the continuation prompt of a multi-line record, an error drawn under the prompt line that
-leaves earlier bindings intact, Ctrl-C dropping an unfinished input, and a history that
-survives a restart (Up arrow and Ctrl-R reverse search). Every wait polls the screen until the
+leaves earlier bindings intact, Ctrl-C dropping an unfinished input and stopping output, a
+multi-line input recalled as one history entry, and a history that survives a restart (Up arrow and Ctrl-R reverse search). Every wait polls the screen until the
 expected text appears (10 s timeout); the tmux server is killed on the way out.
 
 usage: repl_pty_test.py MLS
@@ -145,6 +145,38 @@ def multiline(t):
     t.wait_prompt_line("mls>", "the main prompt after the record")
 
 
+def multiline_history(t):
+    """A multi-line input is one history entry: Up recalls all of it and Enter runs it again."""
+    t.line("let repl_h = {")
+    t.wait_prompt_line("...>", "the continuation prompt")
+    t.line("  a: 3 GB }")
+    t.wait_for("repl_h.a = 3 GB", "the multi-line record defined")
+    t.ready()
+    t.key("Up")
+    t.wait_for(lambda s: s.rstrip().endswith("mls> let repl_h = {\n  a: 3 GB }"), "Up recalls both lines")
+    t.key("Enter")
+    t.wait_for(lambda s: s.count("repl_h.a = 3 GB") == 2, "the recalled input run again")
+
+
+def interrupt_output(t):
+    """A long table prints `:rows` rows at a time; `:more` with `:rows all` prints the rest, and
+    Ctrl-C stops that output (not the session)."""
+    t.line("sweep repl_many over x in 1..1000000 { show x }")
+    t.wait_for("rows 1-50 of 1000000 shown; :more shows the next 50", "the table cut at 50 rows")
+    t.ready()
+    t.line(":rows all")
+    t.ready()
+    t.line(":more")
+    time.sleep(0.3)
+    t.key("C-c")
+    t.wait_for("(output stopped: Ctrl-C)", "the output stopped by Ctrl-C")
+    t.ready()
+    if "of 1000000 shown (the end of the table)" in t.screen():
+        raise Failure("the whole table was printed although Ctrl-C stopped the output")
+    t.line("repl_checkpoint_gap")
+    t.wait_for("\n= 3 h\n", "the session carrying on after the stopped output")
+
+
 def error_keeps_bindings(t):
     t.line("let repl_keep = 42 GB")
     t.wait_for("\nrepl_keep = 42 GB", "a binding")
@@ -259,7 +291,8 @@ def main():
         t = Terminal()
         try:
             t.start(repl_command(mls, workdir, history))
-            for check in (completion, multiline, error_keeps_bindings, interrupt, interrupt_evaluation, plot):
+            for check in (completion, multiline, multiline_history, error_keeps_bindings, interrupt, interrupt_evaluation,
+                          interrupt_output, plot):
                 try:
                     t.ready()
                     check(t)

@@ -297,6 +297,8 @@ class TextSink : public RunSink {
     w_.put(s);
   }
   void error(const Diagnostic&) override { ++errors_; }
+  // The rows so far, printed without the table's footer (a slice of a table).
+  void rows_done() { start(); }
   void end() override {
     if (asserts_)
       w_.put(fmt::format("\n{} of {} assertion{} passed\n", asserts_ - failed_, asserts_, asserts_ == 1 ? "" : "s"));
@@ -613,13 +615,30 @@ std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, W
 }
 
 std::string format_table_text(Program& p, const Table& t) {
+  TableSlice all;
+  return format_table_text(p, t, all);
+}
+
+std::string format_table_text(Program& p, const Table& t, TableSlice& slice) {
   std::string s;
   {
     Writer w(&s);
     TextSink sink(p, w, "", FormatOptions::Assumptions::all);
     sink.table_begin(t);
-    for (const auto& row : t.rows) sink.table_row(t, row);
-    sink.table_end(t);
+    const std::size_t first = std::min(slice.first, t.rows.size());
+    const std::size_t end = first + std::min(slice.count, t.rows.size() - first);
+    slice.stopped = false;
+    for (std::size_t i = first; i < end; ++i) {
+      if ((i - first) % TableSlice::kStopEvery == 0 && slice.stop && slice.stop()) {
+        slice.stopped = true;
+        break;
+      }
+      sink.table_row(t, t.rows[i]);
+    }
+    if (slice.footer && !slice.stopped)
+      sink.table_end(t);
+    else
+      sink.rows_done();
   }
   return s;
 }

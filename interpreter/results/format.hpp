@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,8 +70,23 @@ struct FormatOptions {
 // The table names `--table` can select in a program: its sweeps and searches, then `show`.
 [[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
 
-// One collected table as the text format prints it (rows, per-column assumptions, notes).
+// Which part of a collected table to print as text: a front end that shows a long table page
+// by page (the REPL caps the rows it prints) asks for rows [first, first + count) under the
+// header, and for the footer (counts, failures, per-column assumptions, notes) once. `stop` is
+// asked every kStopEvery rows; when it answers true the text so far is returned and `stopped`
+// set, so Ctrl-C ends the formatting of a million rows at once.
+struct TableSlice {
+  std::size_t first = 0;
+  std::size_t count = static_cast<std::size_t>(-1);
+  bool footer = true;
+  std::function<bool()> stop;
+  bool stopped = false;  // out
+  static constexpr std::size_t kStopEvery = 256;
+};
+
+// One collected table (or the slice asked for) as the text format prints it.
 [[nodiscard]] std::string format_table_text(Program& p, const Table& t);
+[[nodiscard]] std::string format_table_text(Program& p, const Table& t, TableSlice& slice);
 
 // Convenience: a collected result rendered to a string.
 [[nodiscard]] std::string format_result(const std::string& format, Program& p, const RunResult& r,

@@ -3,6 +3,8 @@
 #include "run_result.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -23,6 +25,46 @@ Display display_for(const Program& p, const TypeP& t, double si) {
   d.unit = u.text;
   d.factor = u.factor;
   return d;
+}
+
+namespace {
+
+// How byte quantities are written in an assumption's text: counts of binary (KiB, GiB, ...)
+// and decimal (B, kB, GB, ...) byte units among its words.
+void count_byte_units(std::string_view text, int& binary, int& decimal) {
+  static const std::array<std::string_view, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  static const std::array<std::string_view, 7> kDecimal = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  for (std::size_t i = 0; i < text.size();) {
+    if (!std::isalpha(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
+    const std::string_view w = text.substr(i, j - i);
+    if (std::find(kBinary.begin(), kBinary.end(), w) != kBinary.end()) ++binary;
+    if (std::find(kDecimal.begin(), kDecimal.end(), w) != kDecimal.end()) ++decimal;
+    i = j;
+  }
+}
+
+}  // namespace
+
+Display display_in_written_family(const Program& p, const Display& d, const TypeP& t, const Value& v) {
+  if (!t || t->k != Type::K::num || t->hint || v.k != Value::K::num) return d;
+  const auto byte = p.units.lookup_atom("B");
+  if (!byte || !(t->dim == byte->dim)) return d;
+  int binary = 0, decimal = 0;
+  for (const auto& a : assumptions_of(p, v.deps)) count_byte_units(a.value, binary, decimal);
+  if (binary == 0 || decimal > 0) return d;
+  std::vector<DisplayUnit> units = {{"B", byte->factor}};
+  for (const char* name : {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"})
+    if (const auto u = p.units.lookup_atom(name)) units.push_back({name, u->factor});
+  const DisplayUnit u = UnitTable::human_unit_among(std::move(units), v.n.d);
+  Display out = d;
+  out.unit = u.text;
+  out.factor = u.factor;
+  return out;
 }
 
 Num in_unit(const Num& si, const Display& d) {

@@ -155,4 +155,11 @@ struct AssumptionView {
 // The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated.
 [[nodiscard]] std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d);
 
+// A display that keeps a number of bytes in the prefix family it was written in (issue #12):
+// when the value's type asks for no unit, it is a plain amount of bytes, and every byte
+// quantity among the assumptions it depends on was written with a binary prefix (`80 GiB`),
+// the binary unit of the same magnitude rule (85.9e9 B -> "80 GiB", not "85.9 GB"). Otherwise
+// `d` itself. The REPL shows answers this way; `mls run` keeps its documented decimal units.
+[[nodiscard]] Display display_in_written_family(const Program& p, const Display& d, const TypeP& t, const Value& v);
+
 }  // namespace mls

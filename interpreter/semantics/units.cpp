@@ -183,25 +183,26 @@ std::string UnitTable::base_units(const Dim& d) const {
 }
 
 DisplayUnit UnitTable::human_unit(const Dim& d, double si_amount) const {
-  for (const auto& [k, list] : display_) {
-    if (k != d) continue;
-    std::vector<const DisplayUnit*> units;
-    for (const auto& u : list) units.push_back(&u);
-    std::sort(units.begin(), units.end(),
-              [](const DisplayUnit* a, const DisplayUnit* b) { return a->factor.d < b->factor.d; });
-    const double v = std::fabs(si_amount);
-    if (v == 0) return *units.front();
-    // The largest unit that reads as at least 1 — but "2.8 day" reads worse than "67 h": when
-    // the largest fit is below 3 and the next smaller unit stays under 1000, take that one.
-    for (std::size_t i = units.size(); i-- > 0;) {
-      const double m = v / units[i]->factor.d;
-      if (m < 1) continue;
-      if (m < 3 && i > 0 && v / units[i - 1]->factor.d < 1000) return *units[i - 1];
-      return *units[i];
-    }
-    return *units.front();
-  }
+  for (const auto& [k, list] : display_)
+    if (k == d) return human_unit_among(list, si_amount);
   return {base_units(d), Num::of_int(1)};
+}
+
+DisplayUnit UnitTable::human_unit_among(std::vector<DisplayUnit> units, double si_amount) {
+  if (units.empty()) return {"", Num::of_int(1)};
+  std::sort(units.begin(), units.end(),
+            [](const DisplayUnit& a, const DisplayUnit& b) { return a.factor.d < b.factor.d; });
+  const double v = std::fabs(si_amount);
+  if (v == 0) return units.front();
+  // The largest unit that reads as at least 1 — but "2.8 day" reads worse than "67 h": when
+  // the largest fit is below 3 and the next smaller unit stays under 1000, take that one.
+  for (std::size_t i = units.size(); i-- > 0;) {
+    const double m = v / units[i].factor.d;
+    if (m < 1) continue;
+    if (m < 3 && i > 0 && v / units[i - 1].factor.d < 1000) return units[i - 1];
+    return units[i];
+  }
+  return units.front();
 }
 
 std::vector<std::string> UnitTable::all_unit_names() const {

@@ -97,6 +97,8 @@ class UnitTable {
   // A human unit for this value: the display unit giving a magnitude in [1, 1000) — the
   // largest such — else the nearest end; base units when none is declared.
   [[nodiscard]] DisplayUnit human_unit(const Dim& d, double si_amount) const;
+  // The same choice among the given units (a front end showing bytes in the binary family).
+  [[nodiscard]] static DisplayUnit human_unit_among(std::vector<DisplayUnit> units, double si_amount);
   [[nodiscard]] std::vector<std::string> all_unit_names() const;  // including prefixed forms
   // Units are case-sensitive, so `gb` is not a unit; these are the units it could have meant
   // (`GB`, `Gb`), for a suggestion — never accepted in its place.
