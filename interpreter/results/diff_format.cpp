@@ -210,6 +210,14 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
     out += "    " + head_line + ":\n";
     because_lines(out, d, keys, "      ");
   }
+  // Each cell's split between its causes, where it has several (tooling/diff_shares.hpp).
+  std::string shares;
+  for (const auto& c : t.cells) {
+    const std::string lines = format_shares_text(c, "      ");
+    if (!lines.empty()) shares += "    " + c.name + "[" + t.row_text(c.row) + "]  " + c.change_text + "\n" + lines;
+  }
+  if (!shares.empty())
+    out += "  each cause alone (switched to the right's value, the others as on the left):\n" + shares;
 }
 
 std::string json_opt(const std::optional<double>& x) { return x ? format_json(*x) : "null"; }
@@ -248,7 +256,7 @@ std::string json_value_diff(const ValueDiff& v) {
   for (std::size_t i = 0; i < v.because.size(); ++i)
     s += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(v.because[i].first) +
          ", \"name\": " + json_string(v.because[i].second) + "}";
-  return s + "]";
+  return s + "], \"shares\": " + format_shares_json(v);
 }
 
 std::string json_names(const std::vector<std::string>& v) {
@@ -294,9 +302,11 @@ std::string format_diff_text(const DiffReport& d) {
       out += grid.substr(pos, nl - pos + 1);
       pos = nl + 1;
       if (v.status == DiffStatus::changed) because_lines(out, d, v.because, "      because ");
+      out += format_shares_text(v, "      each cause alone: ");
     }
   }
   for (const auto& t : d.tables) table_text(out, d, t);
+  out += format_assert_diffs_text(d);
   out += "\n";
   if (!d.differs()) out += "no shown value or table cell differs; ";
   // Counts of what was compared and found equal; a kind of output neither side has is not named.
@@ -307,6 +317,9 @@ std::string format_diff_text(const DiffReport& d) {
   for (const auto& t : d.tables) any_table |= !t.only;
   if (any_table)
     parts.push_back(fmt::format("{} table cell{} unchanged", d.cells_unchanged(), d.cells_unchanged() == 1 ? "" : "s"));
+  if (d.asserts_failed_both)
+    parts.push_back(
+        fmt::format("{} assert{} failing on both sides", d.asserts_failed_both, d.asserts_failed_both == 1 ? "" : "s"));
   if (parts.empty()) parts.push_back("nothing is shown on both sides");
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   out += "\n";
@@ -366,8 +379,10 @@ std::string format_diff_json(const DiffReport& d) {
     out += ", \"search\": " + std::string(t.search ? "true" : "false") + "}";
   }
   out += d.tables.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"asserts\": " + format_assert_diffs_json(d) + ",\n";
   out += "  \"unchanged\": {\"results\": " + std::to_string(d.results_unchanged) +
-         ", \"cells\": " + std::to_string(d.cells_unchanged()) + "}\n}\n";
+         ", \"cells\": " + std::to_string(d.cells_unchanged()) +
+         ", \"asserts_failed_both\": " + std::to_string(d.asserts_failed_both) + "}\n}\n";
   return out;
 }
 
