@@ -17,6 +17,7 @@
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
+#include "interpreter/results/row_text.hpp"
 #include "interpreter/tooling/controls.hpp"
 #include "interpreter/tooling/driver.hpp"
 #include "lsp.hpp"
@@ -312,7 +313,7 @@ int io_error(const std::string& message) {
 }
 
 namespace {
-class AssertWatch : public RunSink {
+class AssertWatch : public RunSink, public RowTextSink {
  public:
   AssertWatch(RunSink& inner, bool& failed, std::vector<Diagnostic>& errors)
       : in_(inner), failed_(failed), errors_(errors) {}
@@ -322,6 +323,11 @@ class AssertWatch : public RunSink {
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
   void table_row(const Table& t, const Row& r) override { in_.table_row(t, r); }
+  // Rows formatted on the sweep's threads, when the formatter inside can (row_text.hpp).
+  std::shared_ptr<const RowFormat> row_format(const Table& t) override {
+    return in_rows_ ? in_rows_->row_format(t) : nullptr;
+  }
+  void table_row_text(const Table& t, std::string_view text) override { in_rows_->table_row_text(t, text); }
   void table_end(const Table& t) override {
     if (t.search && t.row_count == 0) no_feasible_ = true;
     in_.table_end(t);
@@ -340,6 +346,7 @@ class AssertWatch : public RunSink {
  private:
   std::vector<Diagnostic> own_errors_;  // declared first: errors_ may refer to it
   RunSink& in_;
+  RowTextSink* in_rows_ = dynamic_cast<RowTextSink*>(&in_);  // null: the inner sink formats every row
   bool& failed_;
   std::vector<Diagnostic>& errors_;
   bool no_feasible_ = false;

@@ -7,6 +7,8 @@
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 
+#include "number_fast.hpp"
+
 namespace mls {
 
 namespace bmp = boost::multiprecision;
@@ -260,8 +262,13 @@ std::string format_fixed(const Num& a, int decimals) {
 std::string format_sig(const Num& a, int sig) {
   if (!a.ex && !std::isfinite(a.d)) return format_fixed(a, 0);
   if (is_zero(a)) return "0";
-  if (!a.ex && std::fabs(a.d) >= 1e-6 && std::fabs(a.d) < 1e15) {
-    // Binary64 fast path: the digit count from log10, then fixed formatting.
+  if (!a.ex) {
+    // Plain binary64 arithmetic, exact whenever it answers (number_fast.cpp says why).
+    std::string s;
+    if (append_sig_binary64(s, a.d, sig)) return s;
+  }
+  if (!a.ex && sig > 9 && std::fabs(a.d) >= 1e-6 && std::fabs(a.d) < 1e15) {
+    // More digits than the binary64 path takes: the digit count from log10, then fixed formatting.
     long e = static_cast<long>(std::floor(std::log10(std::fabs(a.d))));
     if (std::fabs(a.d) >= std::pow(10.0, e + 1)) ++e;
     if (std::fabs(a.d) < std::pow(10.0, e)) --e;

@@ -8,6 +8,7 @@
 
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/config.hpp"
+#include "row_text.hpp"
 
 namespace mls {
 
@@ -203,7 +204,50 @@ std::string spread_text(const Spread& sp, const Display& d) {
   return s;
 }
 
-class TextSink : public RunSink {
+// One aligned line of text output: cells padded to the column widths, trailing blanks cut.
+std::string text_line(const std::vector<std::string>& v, const std::vector<std::size_t>& width,
+                      const std::vector<bool>& right) {
+  std::string s = "  ";
+  for (std::size_t c = 0; c < v.size(); ++c) {
+    if (c) s += "  ";
+    s += right[c] ? fmt::format("{:>{}}", v[c], width[c]) : fmt::format("{:<{}}", v[c], width[c]);
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s + "\n";
+}
+
+// The column display units of a table, copied for a RowFormat (the table itself changes as rows
+// come), or read in place by table_row: the row helpers below take either.
+std::vector<Display> displays_of(const Table& t) {
+  std::vector<Display> ds;
+  for (const auto& c : t.cols) ds.push_back(c.display);
+  return ds;
+}
+struct ColumnDisplays {
+  const std::vector<Column>& cols;
+  [[nodiscard]] const Display& operator[](std::size_t c) const { return cols[c].display; }
+  [[nodiscard]] std::size_t size() const { return cols.size(); }
+};
+
+// Text rows once the column widths are fixed (after the first kWidthRows rows).
+class TextRowFormat : public RowFormat {
+ public:
+  TextRowFormat(std::vector<Display> ds, std::vector<std::size_t> width, std::vector<bool> right)
+      : ds_(std::move(ds)), width_(std::move(width)), right_(std::move(right)) {}
+  void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
+    std::vector<std::string> v(ds_.size());
+    for (std::size_t c = 0; c < ds_.size(); ++c)
+      memo.append(v[c], c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds_[c]); });
+    out += text_line(v, width_, right_);
+  }
+
+ private:
+  std::vector<Display> ds_;
+  std::vector<std::size_t> width_;
+  std::vector<bool> right_;
+};
+
+class TextSink : public RunSink, public RowTextSink {
  public:
   TextSink(Program& p, Writer& w, std::string file, FormatOptions::Assumptions mode)
       : p_(p), w_(w), file_(std::move(file)), mode_(mode) {
@@ -240,8 +284,8 @@ class TextSink : public RunSink {
     }
   }
   void table_row(const Table& t, const Row& r) override {
-    std::vector<std::string> cells;
-    for (std::size_t c = 0; c < t.cols.size(); ++c) cells.push_back(format_value(r.cells[c], t.cols[c].display));
+    std::vector<std::string> cells(t.cols.size());
+    for (std::size_t c = 0; c < t.cols.size(); ++c) append_value(cells[c], r.cells[c], t.cols[c].display);
     if (started_) {
       line(cells);
       return;
@@ -254,6 +298,11 @@ class TextSink : public RunSink {
     pending_.push_back(std::move(cells));
     if (pending_.size() >= kWidthRows) start();
   }
+  std::shared_ptr<const RowFormat> row_format(const Table& t) override {
+    if (!started_) return nullptr;
+    return std::make_shared<TextRowFormat>(displays_of(t), width_, right_);
+  }
+  void table_row_text(const Table&, std::string_view text) override { w_.put(text); }
   void table_end(const Table& t) override {
     start();
     std::string s = "  (" + table_counts(t) + ")\n";
@@ -320,15 +369,7 @@ class TextSink : public RunSink {
     for (const auto& r : pending_) line(r);
     pending_.clear();
   }
-  void line(const std::vector<std::string>& v) {
-    std::string s = "  ";
-    for (std::size_t c = 0; c < v.size(); ++c) {
-      if (c) s += "  ";
-      s += right_[c] ? fmt::format("{:>{}}", v[c], width_[c]) : fmt::format("{:<{}}", v[c], width_[c]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    w_.put(s + "\n");
-  }
+  void line(const std::vector<std::string>& v) { w_.put(text_line(v, width_, right_)); }
 
   Program& p_;
   Writer& w_;
@@ -359,7 +400,33 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
 // Tables stream (a sweep may have a million rows), so they come first in the document and
 // the shown results — few and small — are collected and written after them. JSON objects are
 // unordered; within each array the order is the source order.
-class JsonSink : public RunSink {
+// JSON rows after the first (each led by the comma that separates it from the previous one).
+class JsonRowFormat : public RowFormat {
+ public:
+  explicit JsonRowFormat(std::vector<Display> ds) : ds_(std::move(ds)) {}
+  void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
+    json_row(cells, ds_, true, out, &memo);
+  }
+  template <class Displays>
+  static void json_row(std::span<const Value> cells, const Displays& ds, bool comma, std::string& out,
+                       CellMemo* memo = nullptr) {
+    out += comma ? ",\n       [" : "\n       [";
+    for (std::size_t c = 0; c < ds.size(); ++c) {
+      if (c) out += ", ";
+      auto make = [&](std::string& o) { o += json_cell(cells[c], ds[c]); };
+      if (memo)
+        memo->append(out, c, cells[c], make);
+      else
+        make(out);
+    }
+    out += ']';
+  }
+
+ private:
+  std::vector<Display> ds_;
+};
+
+class JsonSink : public RunSink, public RowTextSink {
  public:
   JsonSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
 
@@ -402,10 +469,17 @@ class JsonSink : public RunSink {
     rows_ = 0;
   }
   void table_row(const Table& t, const Row& r) override {
-    std::string s = std::string(rows_++ ? "," : "") + "\n       [";
-    for (std::size_t c = 0; c < t.cols.size(); ++c)
-      s += std::string(c ? ", " : "") + json_cell(r.cells[c], t.cols[c].display);
-    w_.put(s + "]");
+    std::string s;
+    JsonRowFormat::json_row(r.cells, ColumnDisplays{t.cols}, rows_++ > 0, s);
+    w_.put(s);
+  }
+  std::shared_ptr<const RowFormat> row_format(const Table& t) override {
+    if (rows_ == 0) return nullptr;  // the first row has no comma before it
+    return std::make_shared<JsonRowFormat>(displays_of(t));
+  }
+  void table_row_text(const Table&, std::string_view text) override {
+    ++rows_;
+    w_.put(text);
   }
   void table_end(const Table& t) override {
     std::string s = rows_ ? "\n     ],\n" : "],\n";
@@ -478,7 +552,34 @@ std::string csv_quote(const std::string& s) {
 // blank line. The shown values form the last block, `# table show`, one row per value
 // (name, value, unit): a unit per row, as the values differ in dimension. `--table NAME` prints
 // one block alone without the comment line, so any CSV reader takes it as it is.
-class CsvSink : public RunSink {
+// One CSV row: the cells in their display units, quoted where needed (numbers never are).
+template <class Displays>
+void csv_row(std::span<const Value> cells, const Displays& ds, std::string& out, CellMemo* memo = nullptr) {
+  for (std::size_t c = 0; c < ds.size(); ++c) {
+    if (c) out += ',';
+    if (cells[c].k != Value::K::num)
+      out += csv_quote(format_value(cells[c], ds[c]));
+    else if (memo)
+      memo->append(out, c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds[c]); });
+    else
+      append_value(out, cells[c], ds[c]);
+  }
+  out += '\n';
+}
+
+class CsvRowFormat : public RowFormat {
+ public:
+  explicit CsvRowFormat(std::vector<Display> ds, bool active) : ds_(std::move(ds)), active_(active) {}
+  void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
+    if (active_) csv_row(cells, ds_, out, &memo);  // a table --table did not pick prints nothing
+  }
+
+ private:
+  std::vector<Display> ds_;
+  bool active_;
+};
+
+class CsvSink : public RunSink, public RowTextSink {
  public:
   CsvSink(Writer& w, std::string only) : w_(w), only_(std::move(only)) {}
   void begin(const RunResult&) override {}
@@ -496,9 +597,14 @@ class CsvSink : public RunSink {
   void table_row(const Table& t, const Row& r) override {
     if (!active_) return;
     std::string s;
-    for (std::size_t c = 0; c < t.cols.size(); ++c)
-      s += (c ? "," : "") + csv_quote(format_value(r.cells[c], t.cols[c].display));
-    w_.put(s + "\n");
+    csv_row(r.cells, ColumnDisplays{t.cols}, s);
+    w_.put(s);
+  }
+  std::shared_ptr<const RowFormat> row_format(const Table& t) override {
+    return std::make_shared<CsvRowFormat>(displays_of(t), active_);
+  }
+  void table_row_text(const Table&, std::string_view text) override {
+    if (active_) w_.put(text);
   }
   void table_end(const Table&) override {}
   void assertion(const AssertOutcome&) override {}
@@ -527,7 +633,35 @@ std::string md_escape(const std::string& v) {
   return esc;
 }
 
-class MdSink : public RunSink {
+// One Markdown table row (numbers hold no `|` to escape).
+template <class Displays>
+void md_row(std::span<const Value> cells, const Displays& ds, std::string& out, CellMemo* memo = nullptr) {
+  out += '|';
+  for (std::size_t c = 0; c < ds.size(); ++c) {
+    out += ' ';
+    if (cells[c].k != Value::K::num)
+      out += md_escape(format_value(cells[c], ds[c]));
+    else if (memo)
+      memo->append(out, c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds[c]); });
+    else
+      append_value(out, cells[c], ds[c]);
+    out += " |";
+  }
+  out += '\n';
+}
+
+class MdRowFormat : public RowFormat {
+ public:
+  explicit MdRowFormat(std::vector<Display> ds) : ds_(std::move(ds)) {}
+  void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
+    md_row(cells, ds_, out, &memo);
+  }
+
+ private:
+  std::vector<Display> ds_;
+};
+
+class MdSink : public RunSink, public RowTextSink {
  public:
   MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) { w_.escape_controls = true; }
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
@@ -548,11 +682,14 @@ class MdSink : public RunSink {
       s += "\n";
       first_ = false;
     }
-    s += "|";
-    for (std::size_t c = 0; c < t.cols.size(); ++c)
-      s += " " + md_escape(format_value(r.cells[c], t.cols[c].display)) + " |";
-    w_.put(s + "\n");
+    md_row(r.cells, ColumnDisplays{t.cols}, s);
+    w_.put(s);
   }
+  std::shared_ptr<const RowFormat> row_format(const Table& t) override {
+    if (first_) return nullptr;  // the first row brings the alignment line
+    return std::make_shared<MdRowFormat>(displays_of(t));
+  }
+  void table_row_text(const Table&, std::string_view text) override { w_.put(text); }
   void table_end(const Table& t) override {
     std::string s;
     if (first_) {

@@ -15,6 +15,7 @@
 
 #include "fastpath.hpp"
 #include "grammar/symbols.hpp"
+#include "interpreter/results/row_text.hpp"
 #include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
 #include "notes.hpp"
@@ -31,6 +32,10 @@ struct PointOut {
   std::vector<AssertOutcome> failed;
   std::vector<std::size_t> failed_items;  // the body item of each failed assert (shard parts)
   std::string error;                      // searches: the runtime error that made this point infeasible
+  // The row as the sink writes it, formatted on the worker thread once the sink could say how
+  // (row_text.hpp); has_text is false for the rows computed before that, which the sink formats.
+  std::string text;
+  bool has_text = false;
 };
 
 class SweepRunner {
@@ -53,6 +58,9 @@ class SweepRunner {
     ev.max_steps = opt_.max_steps;
     const std::unique_ptr<fast::SweepProgram> prog = choose_engine(t, domains, ev, fast);
 
+    // Once the table has begun, a sink that can format rows off its own thread says how; the
+    // workers then format the rows of the chunks they compute next.
+    RowTextSink* const row_text = dynamic_cast<RowTextSink*>(&sink);
     NotesBuilder notes(p_, t);
     bool begun = false;
     auto begin_table = [&](const std::vector<PointOut*>& sample) {
@@ -99,9 +107,20 @@ class SweepRunner {
           t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
           last_cell_deps[c] = row.cells[c].deps;
         }
-      sink.table_row(t, row);
+      if (o.has_text)
+        row_text->table_row_text(t, o.text);
+      else
+        sink.table_row(t, row);
       if (!t.search) notes.add(row, t.row_count);
       ++t.row_count;
+    };
+    auto offer_row_format = [&] {
+      if (!row_text || t.search || !begun || has_row_format_) return;
+      std::shared_ptr<const RowFormat> f = row_text->row_format(t);
+      if (!f) return;
+      std::lock_guard<std::mutex> lock(format_mu_);
+      row_format_ = std::move(f);
+      has_row_format_ = true;
     };
     Progress progress(opt_.progress && total >= 20000, t.name, total);
     std::vector<std::pair<std::size_t, PointOut>> best;  // searches: ranked candidates
@@ -137,6 +156,7 @@ class SweepRunner {
           offer(best, first_point + k, std::move(o));
         }
       }
+      offer_row_format();
       progress.update(first_point + outs.size());
     };
     const std::size_t nchunks = (total + kChunk - 1) / kChunk;
@@ -289,7 +309,7 @@ class SweepRunner {
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
     };
     auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
-                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs) {
+                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, CellMemo& memo) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
       out.error.reset();
@@ -318,6 +338,7 @@ class SweepRunner {
           return;
         }
       }
+      format_rows(out.outs, memo);
     };
     auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
       Diagnostic d = e.second.diag;
@@ -328,10 +349,11 @@ class SweepRunner {
     struct Scratch {
       fast::PointRun run;
       std::unordered_map<std::string, const std::vector<DepSet>*> sigs;
+      CellMemo memo;  // of the one row format this sweep uses
     };
     ordered_parallel_map<Chunk, Scratch>(
         first_chunk, nchunks, threads,
-        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs); },
+        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs, st.memo); },
         [&](std::size_t c, Chunk& ch) {
           // The first failing point in enumeration order decides the error: deterministic.
           if (ch.error) fail(*ch.error);
@@ -340,6 +362,21 @@ class SweepRunner {
   }
 
   static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
+
+  // On a worker: the chunk's rows as the sink writes them, if the sink has said how yet.
+  void format_rows(std::vector<PointOut>& outs, CellMemo& memo) {
+    std::shared_ptr<const RowFormat> f;
+    {
+      std::lock_guard<std::mutex> lock(format_mu_);
+      f = row_format_;
+    }
+    for (PointOut& o : outs) {
+      o.has_text = f && !o.filtered;
+      if (!o.has_text) continue;
+      o.text.clear();
+      f->append(o.cells, o.text, memo);
+    }
+  }
 
   // A sharded run: this shard's chunks through the pipeline, every kept point (or, for a
   // search, the shard's best) to the shard writer; nothing to the sink.
@@ -776,6 +813,9 @@ class SweepRunner {
   std::string fallback_reason_;
   std::size_t key_width_ = 0;  // values per sweep point (zip bindings contribute several)
   std::mutex sig_mu_;
+  std::mutex format_mu_;  // guards row_format_, set once by the consumer, read by the workers
+  std::shared_ptr<const RowFormat> row_format_;
+  bool has_row_format_ = false;  // the consumer's own flag (it alone sets row_format_)
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
   std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)

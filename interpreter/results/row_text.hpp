@@ -1,0 +1,81 @@
+// row_text.hpp — a sweep's rows formatted off the writer's thread. A table of a million rows
+// spends most of its time turning numbers into text, and that text depends only on the row
+// and on the column display units fixed at table_begin: a sink that can say so hands out a
+// RowFormat, the sweep's worker threads format their chunks of rows with it, and the sink
+// writes the texts in enumeration order. Output bytes are the same as through table_row.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run_result.hpp"
+
+namespace mls {
+
+// One formatting thread's memory of each column's last text and the binary64 number it was
+// made from: consecutive rows of a sweep repeat most cells (the outer sweep variables change
+// slowly), and a number seen just before need not be formatted again.
+class CellMemo {
+ public:
+  // Appends column c's text for v: what make(out) appended for the same number last time, or
+  // make(out) itself (remembered when v is a binary64 number).
+  template <class Make>
+  void append(std::string& out, std::size_t c, const Value& v, Make&& make) {
+    if (v.k != Value::K::num || v.n.exact()) {
+      make(out);
+      return;
+    }
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v.n.d, sizeof bits);
+    if (c >= slots_.size()) slots_.resize(c + 1);
+    Slot& s = slots_[c];
+    if (s.valid && s.bits == bits) {
+      out += s.text;
+      return;
+    }
+    const std::size_t at = out.size();
+    make(out);
+    s.text.assign(out, at);
+    s.bits = bits;
+    s.valid = true;
+  }
+
+ private:
+  struct Slot {
+    bool valid = false;
+    std::uint64_t bits = 0;
+    std::string text;
+  };
+  std::vector<Slot> slots_;
+};
+
+// Formats rows as one sink's table_row would write them. Immutable: shared between threads,
+// each of which brings its own memo (one memo serves one format only).
+class RowFormat {
+ public:
+  virtual ~RowFormat() = default;
+  // Appends the bytes table_row would write for a row with these cells.
+  virtual void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const = 0;
+};
+
+// A RunSink that accepts preformatted rows (a second base class: found by dynamic_cast).
+class RowTextSink {
+ public:
+  virtual ~RowTextSink() = default;
+  // The format of the rows of `t` from now on, or nullptr (not yet — text output fixes its
+  // column widths after the first rows — or never). Asked after table_begin and after rows.
+  virtual std::shared_ptr<const RowFormat> row_format(const Table& t) = 0;
+  // In place of table_row: one row's text, made by the format row_format returned for `t`.
+  virtual void table_row_text(const Table& t, std::string_view text) = 0;
+};
+
+// format_value(v, d) appended to `out`: binary64 numbers without a resolution in plain
+// binary64 arithmetic (number_fast.hpp, same bytes), the rest through format_value.
+void append_value(std::string& out, const Value& v, const Display& d);
+
+}  // namespace mls
