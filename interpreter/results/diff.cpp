@@ -120,6 +120,7 @@ class Differ {
         d.tables.push_back(std::move(td));
       }
     }
+    diff_asserts(l_, r_, d);
     return d;
   }
 
@@ -448,7 +449,7 @@ std::string TableDiff::row_text(std::size_t row) const {
 }
 
 bool DiffReport::differs() const {
-  if (!results.empty()) return true;
+  if (!results.empty() || !asserts.empty()) return true;
   for (const auto& t : tables)
     if (t.differs()) return true;
   return false;

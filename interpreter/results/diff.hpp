@@ -91,19 +91,42 @@ struct TableDiff {
   [[nodiscard]] std::string row_text(std::size_t row) const;  // "gpus=512"
 };
 
+// An assert whose outcome differs between the sides (diff_asserts.cpp). An assert is matched
+// by its text and occurrence, as shown values are by label. A sweep's assert reports only the
+// points where it fails, so a side with no outcome for it held it at every point (or, for two
+// files, may not have it at all): `left`/`right` is then nullopt.
+struct AssertSide {
+  bool ok = true;
+  std::string at;            // "file:line:col"
+  std::string detail;        // the first failure's "left: 2.292 h, right: 2 h" or "at gpus = 64"
+  std::size_t failures = 0;  // failing outcomes: points of a sweep, else 0 or 1
+};
+struct AssertDiff {
+  std::string text, message;
+  std::optional<AssertSide> left, right;
+};
+
 struct DiffReport {
   std::string left_file, right_file, left_label, right_label;
   std::string left_preset, right_preset, left_preset_via, right_preset_via;
   std::vector<AssumptionChange> assumptions;  // every assumption the sides disagree on
   std::vector<ValueDiff> results;             // changed, removed (left order) and added values
   std::size_t results_unchanged = 0;
-  std::vector<TableDiff> tables;  // left order, then tables only on the right
+  std::vector<TableDiff> tables;        // left order, then tables only on the right
+  std::vector<AssertDiff> asserts;      // outcome differs: holds on one side, fails on the other
+  std::size_t asserts_failed_both = 0;  // fail on both sides: not a difference, but counted
   [[nodiscard]] bool differs() const;
   [[nodiscard]] std::size_t cells_unchanged() const;
   [[nodiscard]] const AssumptionChange* change_of(const AssumptionKey& k) const;
 };
 
 [[nodiscard]] DiffReport diff_runs(const DiffSide& left, const DiffSide& right);
+
+// The asserts of two runs whose outcome differs, and the count of those failing on both sides.
+void diff_asserts(const DiffSide& left, const DiffSide& right, DiffReport& d);
+// Their renderings: the text section ("" when none) and the JSON array.
+[[nodiscard]] std::string format_assert_diffs_text(const DiffReport& d);
+[[nodiscard]] std::string format_assert_diffs_json(const DiffReport& d);
 
 // Compares one value on both sides (shared by results, cells and the REPL's `:diff EXPR`);
 // nullopt when equal. Attribution is left to the caller.

@@ -297,6 +297,7 @@ std::string format_diff_text(const DiffReport& d) {
     }
   }
   for (const auto& t : d.tables) table_text(out, d, t);
+  out += format_assert_diffs_text(d);
   out += "\n";
   if (!d.differs()) out += "no shown value or table cell differs; ";
   // Counts of what was compared and found equal; a kind of output neither side has is not named.
@@ -307,6 +308,9 @@ std::string format_diff_text(const DiffReport& d) {
   for (const auto& t : d.tables) any_table |= !t.only;
   if (any_table)
     parts.push_back(fmt::format("{} table cell{} unchanged", d.cells_unchanged(), d.cells_unchanged() == 1 ? "" : "s"));
+  if (d.asserts_failed_both)
+    parts.push_back(
+        fmt::format("{} assert{} failing on both sides", d.asserts_failed_both, d.asserts_failed_both == 1 ? "" : "s"));
   if (parts.empty()) parts.push_back("nothing is shown on both sides");
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   out += "\n";
@@ -366,8 +370,10 @@ std::string format_diff_json(const DiffReport& d) {
     out += ", \"search\": " + std::string(t.search ? "true" : "false") + "}";
   }
   out += d.tables.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"asserts\": " + format_assert_diffs_json(d) + ",\n";
   out += "  \"unchanged\": {\"results\": " + std::to_string(d.results_unchanged) +
-         ", \"cells\": " + std::to_string(d.cells_unchanged()) + "}\n}\n";
+         ", \"cells\": " + std::to_string(d.cells_unchanged()) +
+         ", \"asserts_failed_both\": " + std::to_string(d.asserts_failed_both) + "}\n}\n";
   return out;
 }
 
