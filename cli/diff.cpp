@@ -5,6 +5,7 @@
 
 #include "diff_run.hpp"
 #include "interpreter/results/format.hpp"
+#include "interpreter/tooling/diff_shares.hpp"
 
 namespace mls {
 
@@ -100,6 +101,13 @@ int cmd_diff(const Args& a) {
     return diff_usage("diff", "diff --format must be text or json, got '" + a.format + "'");
   DiffRun d;
   if (const int rc = run_diff(a, "diff", d)) return rc;
+  // With several causes, how much each explains: re-runs of the left side (docs/diff.md).
+  try {
+    split_changes(d.left->s, d.left->sel, *d.left->run, a.run, d.report);
+  } catch (DiagnosticError& e) {  // Ctrl-C during the re-runs
+    d.left->s.prog.diags.add(std::move(e.diag));
+    return report(d.left->s);
+  }
   const std::string text = a.format == "json" ? format_diff_json(d.report) : format_diff_text(d.report);
   if (const int rc = emit(a, text)) return rc;
   return d.report.differs() ? 1 : 0;

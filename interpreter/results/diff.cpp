@@ -47,6 +47,18 @@ std::string signed_text(const std::string& s, const Num& x) { return compare(x, 
 
 std::string unit_suffix(const Display& d) { return d.unit.empty() ? "" : (d.unit == "%" ? "%" : " " + d.unit); }
 
+std::string delta_text(const Num& dx, const Display& ld, bool below_resolution) {
+  std::string change;
+  if (ld.resolution && !below_resolution) {
+    const Num rounded = round_to(dx, *ld.resolution);
+    if (!is_zero(rounded)) change = format_fixed(rounded, decimals_of_resolution(*ld.resolution));
+  }
+  if (change.empty()) change = format_sig(dx, below_resolution ? 3 : 4);
+  // The difference of two percentages is in percentage points: "-46.5 pp", so that it is not
+  // read as the relative change printed next to it.
+  return signed_text(change, dx) + (ld.unit == "%" ? " pp" : unit_suffix(ld));
+}
+
 // Pairs items by (name, occurrence): the second `show x` on the left meets the second on the right.
 template <typename T, typename NameOf>
 std::vector<std::pair<std::optional<std::size_t>, std::optional<std::size_t>>> match_by_name(const std::vector<T>& l,
@@ -412,15 +424,7 @@ std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const D
   bool lost = false;
   const Num dx = sub(xr, xl, lost);
   vd.change = dx.d;
-  std::string change;
-  if (ld.resolution && !vd.below_resolution) {
-    const Num rounded = round_to(dx, *ld.resolution);
-    if (!is_zero(rounded)) change = format_fixed(rounded, decimals_of_resolution(*ld.resolution));
-  }
-  if (change.empty()) change = format_sig(dx, vd.below_resolution ? 3 : 4);
-  // The difference of two percentages is in percentage points: "-46.5 pp", so that it is not
-  // read as the relative change printed next to it.
-  vd.change_text = signed_text(change, dx) + (ld.unit == "%" ? " pp" : unit_suffix(ld));
+  vd.change_text = delta_text(dx, ld, vd.below_resolution);
   if (!is_zero(xl)) {
     const double rel = (xr.d - xl.d) / std::fabs(xl.d) * 100.0;
     vd.relative_pct = rel;
@@ -429,6 +433,14 @@ std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const D
     vd.relative_text = signed_text(std::fabs(rel) >= 0.1 ? format_fixed(rn, 1) : format_sig(rn, 2), rn) + " %";
   }
   return vd;
+}
+
+std::string change_in_unit_text(const Num& dx, const Display& d) { return delta_text(dx, d, false); }
+
+bool Shares::complete() const {
+  for (const auto& c : causes)
+    if (!c.share) return false;
+  return true;
 }
 
 bool TableDiff::differs() const {

@@ -57,6 +57,26 @@ struct AssumptionChange {
 
 enum class DiffStatus { changed, added, removed };  // added: only on the right
 
+// How much of one change each cause explains (filled by interpreter/tooling/diff_shares.hpp): the
+// value with that one cause switched from the left's value to the right's, all others as on the
+// left, minus the left value. Numbers are in the left's display unit, as `ValueDiff::change`.
+struct CauseShare {
+  AssumptionKey key;
+  std::optional<double> share;     // nullopt: the cause could not be switched alone (`why`)
+  std::optional<double> fraction;  // share / change; nullopt when the change is 0
+  std::string share_text;          // "+0.798 h", "-3.1 pp"
+  std::string why;
+};
+struct Shares {
+  std::vector<CauseShare> causes;  // in the order of `because`
+  // change − Σ shares. It is the interaction only when every cause was switched; otherwise it
+  // also holds the effect of the causes that could not be.
+  double remainder = 0;
+  std::optional<double> remainder_fraction;
+  std::string remainder_text;
+  [[nodiscard]] bool complete() const;  // every cause switched: `remainder` is the interaction
+};
+
 // A shown value or a table cell that differs. Numbers are compared at full precision and shown
 // in the left side's display unit and resolution; when the two texts would coincide at that
 // resolution, more digits are shown (`below_resolution`).
@@ -71,6 +91,8 @@ struct ValueDiff {
   std::string left_text, right_text, change_text, relative_text;
   std::optional<double> change, relative_pct;  // in the display unit; relative to |left|
   std::vector<AssumptionKey> because;
+  std::optional<Shares> shares;  // with several causes, each one's share of the change
+  std::string shares_skipped;    // why several causes were not split ("" when split or one cause)
 };
 
 struct TableDiff {
@@ -127,12 +149,18 @@ void diff_asserts(const DiffSide& left, const DiffSide& right, DiffReport& d);
 // Their renderings: the text section ("" when none) and the JSON array.
 [[nodiscard]] std::string format_assert_diffs_text(const DiffReport& d);
 [[nodiscard]] std::string format_assert_diffs_json(const DiffReport& d);
+// The shares of a changed value or cell: text lines under it, and its JSON `shares` value.
+[[nodiscard]] std::string format_shares_text(const ValueDiff& v, const std::string& indent);
+[[nodiscard]] std::string format_shares_json(const ValueDiff& v);
 
 // Compares one value on both sides (shared by results, cells and the REPL's `:diff EXPR`);
 // nullopt when equal. Attribution is left to the caller.
 [[nodiscard]] std::optional<ValueDiff> compare_values(const Value& l, const TypeP& lt, const Display& ld,
                                                       const Value& r, const TypeP& rt, const Display& rd);
 [[nodiscard]] bool same_value(const Value& a, const Value& b);
+// A difference `dx` (in the display unit of `d`) as `change` prints it: signed, at the display's
+// resolution (else 4 significant digits), in `pp` for a value shown in %.
+[[nodiscard]] std::string change_in_unit_text(const Num& dx, const Display& d);
 
 // Pieces of the text rendering that other renderings (the report's diff page) show as they are.
 [[nodiscard]] std::string assumption_change_text(const AssumptionChange& c);  // "a (default) → b (command line)"

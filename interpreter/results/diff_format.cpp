@@ -210,6 +210,14 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
     out += "    " + head_line + ":\n";
     because_lines(out, d, keys, "      ");
   }
+  // Each cell's split between its causes, where it has several (tooling/diff_shares.hpp).
+  std::string shares;
+  for (const auto& c : t.cells) {
+    const std::string lines = format_shares_text(c, "      ");
+    if (!lines.empty()) shares += "    " + c.name + "[" + t.row_text(c.row) + "]  " + c.change_text + "\n" + lines;
+  }
+  if (!shares.empty())
+    out += "  each cause alone (switched to the right's value, the others as on the left):\n" + shares;
 }
 
 std::string json_opt(const std::optional<double>& x) { return x ? format_json(*x) : "null"; }
@@ -248,7 +256,7 @@ std::string json_value_diff(const ValueDiff& v) {
   for (std::size_t i = 0; i < v.because.size(); ++i)
     s += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(v.because[i].first) +
          ", \"name\": " + json_string(v.because[i].second) + "}";
-  return s + "]";
+  return s + "], \"shares\": " + format_shares_json(v);
 }
 
 std::string json_names(const std::vector<std::string>& v) {
@@ -294,6 +302,7 @@ std::string format_diff_text(const DiffReport& d) {
       out += grid.substr(pos, nl - pos + 1);
       pos = nl + 1;
       if (v.status == DiffStatus::changed) because_lines(out, d, v.because, "      because ");
+      out += format_shares_text(v, "      each cause alone: ");
     }
   }
   for (const auto& t : d.tables) table_text(out, d, t);

@@ -1,7 +1,6 @@
 // sensitivity.cpp — each assumption of one result moved through the `--set` / `--use` mechanism
 // (configure()), the result evaluated again as `mls explain` finds it, and the moves ranked.
-// Every variant is a transaction on the session (Program mark + Checker mark, rolled back), so a
-// variant's parsed `--set` text never outlives it and the next variant starts from the run's state.
+// Every variant is a transaction on the session (rerun.hpp).
 #include "sensitivity.hpp"
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include "explain.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
+#include "rerun.hpp"
 
 namespace mls {
 
@@ -50,17 +50,6 @@ bool zero_text(const std::string& v) {
   return end != t.c_str() && x == 0;
 }
 
-// Does `text` name `name` as a whole word (`set a = 2 * a` reads the value before the set)?
-bool mentions(const std::string& text, const std::string& name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
-  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    const bool before = at == 0 || !word(text[at - 1]);
-    const bool after = at + name.size() >= text.size() || !word(text[at + name.size()]);
-    if (before && after) return true;
-  }
-  return false;
-}
-
 std::string factor_text(double f) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.15g", f);
@@ -82,58 +71,6 @@ std::string factor_text(double f) {
   throw DiagnosticError{std::move(d)};
 }
 
-class Mover {
- public:
-  Mover(Session& s, const RunResult& base, const std::string& name, const RunOptions& opt)
-      : s_(s), base_(base), name_(name), opt_(opt) {}
-
-  // The result under `sel`; nullopt and `why` when the change cannot be applied or evaluated.
-  std::optional<double> value(const Selection& sel, std::string& why) {
-    const Program::Mark pm = s_.prog.begin_input();
-    const Checker::Mark cm = s_.ck.mark();
-    std::optional<double> out;
-    try {
-      auto cfg = configure(s_.prog, s_.ck, sel);
-      if (cfg && !s_.prog.diags.has_errors()) {
-        Value v;
-        ExplainOptions eo;
-        eo.max_depth = 1;  // only the value is wanted
-        eo.value = &v;
-        (void)explain(s_.prog, s_.ck, *cfg, base_, name_, opt_, eo);
-        if (v.k == Value::K::num && std::isfinite(v.n.d))
-          out = v.n.d;
-        else
-          why = "the result is no longer a finite number";
-      } else {
-        why = first_error(pm.diags);
-      }
-    } catch (DiagnosticError& e) {
-      if (e.diag.kind == ErrorKind::interrupted) {
-        s_.ck.rollback(cm);
-        s_.prog.rollback(pm);
-        throw;
-      }
-      why = std::string(info(e.diag.kind).code) + ": " + e.diag.message;
-    }
-    s_.ck.rollback(cm);
-    s_.prog.rollback(pm);
-    return out;
-  }
-
- private:
-  std::string first_error(std::size_t from) const {
-    const auto& items = s_.prog.diags.items();
-    for (std::size_t i = from; i < items.size(); ++i)
-      if (items[i].severity == Severity::error) return std::string(info(items[i].kind).code) + ": " + items[i].message;
-    return "the change could not be applied";
-  }
-
-  Session& s_;
-  const RunResult& base_;
-  const std::string& name_;
-  const RunOptions& opt_;
-};
-
 // Elasticity of one side: ln slope when both values are positive, else the relative slope
 // (d result / result) / (d input / input) — defined for negative results too.
 double one_side(double r0, double r, double f) {
@@ -141,7 +78,7 @@ double one_side(double r0, double r, double f) {
   return (r - r0) / (r0 * (f - 1));
 }
 
-void move_setting(SensitivityEntry& e, Mover& mover, const Selection& sel, double base, double step,
+void move_setting(SensitivityEntry& e, Rerun& mover, const Selection& sel, double base, double step,
                   bool reads_itself) {
   // How the input is scaled: a literal is replaced by itself times the factor where it is written
   // (`--set H100.peak=(989 TFLOP/s) * 0.9`, unit kept); a value set by an expression that reads
@@ -219,7 +156,7 @@ Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, con
   r.base = v.n.d;
   r.shown = ex.value;
   r.display = ex.display;
-  Mover mover(s, base, name, run_opt);
+  Rerun mover(s, base, name, run_opt);
   // One entry per name: a parameter set in the scenario and again on the command line is one input.
   std::map<std::string, std::vector<const AssumptionView*>> settings;
   std::vector<std::string> order;
@@ -261,7 +198,7 @@ Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, con
     e.at = group[0]->at;
     for (const auto* a : group) e.value += (e.value.empty() ? "" : "; ") + a->value;
     // Several settings of one name, or one that reads the name: the final value is scaled.
-    const bool reads_itself = group.size() > 1 || mentions(group[0]->value, n);
+    const bool reads_itself = group.size() > 1 || mentions_name(group[0]->value, n);
     const Decl* root = s.prog.lookup(intern(n.substr(0, n.find('.'))));
     if (reads_itself && (!root || root->kind != RefKind::global))
       e.skipped = "set by an expression of itself, and not a global that can be scaled";

@@ -1,0 +1,65 @@
+// rerun.cpp — a result evaluated again under another selection, rolled back afterwards.
+#include "rerun.hpp"
+
+#include <cctype>
+#include <cmath>
+
+#include "explain.hpp"
+
+namespace mls {
+
+bool mentions_name(const std::string& text, const std::string& name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool before = at == 0 || !word(text[at - 1]);
+    const bool after = at + name.size() >= text.size() || !word(text[at + name.size()]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
+std::optional<double> Rerun::value(const Selection& sel, std::string& why) {
+  const auto n = number(sel, why);
+  return n ? std::optional<double>(n->d) : std::nullopt;
+}
+
+std::optional<Num> Rerun::number(const Selection& sel, std::string& why) {
+  const Program::Mark pm = s_.prog.begin_input();
+  const Checker::Mark cm = s_.ck.mark();
+  std::optional<Num> out;
+  try {
+    auto cfg = configure(s_.prog, s_.ck, sel);
+    if (cfg && !s_.prog.diags.has_errors()) {
+      Value v;
+      ExplainOptions eo;
+      eo.max_depth = 1;  // only the value is wanted
+      eo.value = &v;
+      (void)explain(s_.prog, s_.ck, *cfg, base_, name_, opt_, eo);
+      if (v.k == Value::K::num && std::isfinite(v.n.d))
+        out = v.n;
+      else
+        why = "the result is no longer a finite number";
+    } else {
+      why = first_error(pm.diags);
+    }
+  } catch (DiagnosticError& e) {
+    if (e.diag.kind == ErrorKind::interrupted) {
+      s_.ck.rollback(cm);
+      s_.prog.rollback(pm);
+      throw;
+    }
+    why = std::string(info(e.diag.kind).code) + ": " + e.diag.message;
+  }
+  s_.ck.rollback(cm);
+  s_.prog.rollback(pm);
+  return out;
+}
+
+std::string Rerun::first_error(std::size_t from) const {
+  const auto& items = s_.prog.diags.items();
+  for (std::size_t i = from; i < items.size(); ++i)
+    if (items[i].severity == Severity::error) return std::string(info(items[i].kind).code) + ": " + items[i].message;
+  return "the change could not be applied";
+}
+
+}  // namespace mls
