@@ -79,7 +79,7 @@ class Splitter {
       v.shares_skipped = fmt::format("not split: {} causes (at most {} are split)", causes.size(), lim_.max_causes);
       return;
     }
-    if (reruns_ + causes.size() > lim_.max_reruns) {
+    if (reruns_ + 1 + causes.size() > lim_.max_reruns) {
       v.shares_skipped = fmt::format("not split: the diff's {} re-runs are spent", lim_.max_reruns);
       return;
     }
@@ -91,6 +91,15 @@ class Splitter {
     bool lost = false;
     Num rest = sub(in_unit(v.right.n, du), left, lost);
     const double scale = std::max(std::fabs(left.d), std::fabs(in_unit(v.right.n, du).d));
+    // The re-run with nothing switched must give the left value back: a value it cannot find
+    // alone (a solve's answer) or finds another way gets no split rather than wrong shares.
+    std::string why;
+    ++reruns_;
+    const auto same = Rerun(s_, run_, name, opt_).number(sel_, why);
+    if (!same || !is_zero(denoised(sub(in_unit(*same, du), left, lost), scale))) {
+      v.shares_skipped = "not split: " + (same ? "re-evaluated alone it is not the left value" : why);
+      return;
+    }
     for (const AssumptionChange* c : causes) {
       CauseShare cs;
       cs.key = c->key;

@@ -107,10 +107,10 @@ TEST_CASE("diff shares: one cause is not split; the limits say why") {
   CHECK_FALSE(result(capped.d, "my_sum").shares);
   CHECK(result(capped.d, "my_sum").shares_skipped == "not split: 2 causes (at most 1 are split)");
   lim.max_causes = 8;
-  lim.max_reruns = 2;  // the first value spends them
+  lim.max_reruns = 3;  // the first value spends them: the left value again, then each cause
   Diffed spent(lim);
   CHECK(result(spent.d, "my_sum").shares);
-  CHECK(result(spent.d, "my_prod").shares_skipped == "not split: the diff's 2 re-runs are spent");
+  CHECK(result(spent.d, "my_prod").shares_skipped == "not split: the diff's 3 re-runs are spent");
 }
 
 TEST_CASE("diff asserts: an assert that holds on one side and fails on the other is a difference") {
