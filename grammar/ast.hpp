@@ -123,10 +123,10 @@ struct Expr {
   Dist dist = Dist::plus_minus;   // uncertain
   // Annotations.
   Ref ref;
-  std::uint32_t site = 0;         // branch site (if, match, max/min calls); 0 = none
-  std::int32_t atom = -1;         // literal bound to a name: the assumption it creates
-  std::int32_t approx_atom = -1;  // native call's own atom: "approx" (may approximate) or note()'s "note"
-  Num si;                         // number literal scaled to base units (set by the checker)
+  std::uint32_t site = 0;       // branch site (if, match, max/min calls); 0 = none
+  std::int32_t atom = -1;       // literal bound to a name: the assumption it creates
+  std::int32_t call_atom = -1;  // native call's own atom: "approx" (may approximate) or note()'s "note"
+  Num si;                       // number literal scaled to base units (set by the checker)
   bool si_ready = false;
   std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
 };
@@ -250,6 +250,29 @@ struct Stmt {
   std::vector<UnitExpr> display_units;
   std::string unit_name;
 };
+
+// Calls f on each expression a statement holds directly, in source order: parameter defaults,
+// the value, shows, sweep/search/solve bindings (domains, range end, step), body items. Nested
+// statements (a preset's `items`) are not visited: callers recurse, each with its own context.
+// S is Stmt or const Stmt; f gets Expr& or const Expr&.
+template <class S, class F>
+void for_each_stmt_expr(S& s, F&& f) {
+  auto opt = [&f](auto& e) {
+    if (e) f(*e);
+  };
+  for (auto& prm : s.params) opt(prm.default_value);
+  opt(s.value);
+  for (auto& sh : s.shows) opt(sh.expr);
+  for (auto& b : s.bindings) {
+    for (auto& d : b.domains) opt(d);
+    opt(b.range_to);
+    opt(b.step);
+  }
+  for (auto& item : s.body) {
+    for (auto& x : item.exprs) opt(x);
+    for (auto& sh : item.shows) opt(sh.expr);
+  }
+}
 
 // The parameter each argument of a checked call binds to (positional first, then by name).
 [[nodiscard]] inline std::vector<std::size_t> argument_params(const Stmt& decl, const Expr& call) {

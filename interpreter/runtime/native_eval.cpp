@@ -67,8 +67,8 @@ Value e_round(NativeEval& n) {
 
 // Marks a value as computed in binary64 (the call site's approx assumption).
 Value approx(NativeEval& n, double r, DepSet d) {
-  if (n.call.approx_atom >= 0 && n.ev.exact())
-    d = n.ev.unite(d, n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)));
+  if (n.call.call_atom >= 0 && n.ev.exact())
+    d = n.ev.unite(d, n.ev.deps().single(static_cast<AtomId>(n.call.call_atom)));
   return Value::number(n.ev.number_checked(Num::of_double(r), n.call, d), d);
 }
 
@@ -165,8 +165,8 @@ Value e_validated(NativeEval& n) {
 
 // The value with the call's note (an atom created while resolving: t_note requires a literal).
 Value e_note(NativeEval& n) {
-  if (n.call.approx_atom < 0) return n.args[1];
-  return n.ev.with_deps(n.args[1], n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)), n.call.span);
+  if (n.call.call_atom < 0) return n.args[1];
+  return n.ev.with_deps(n.args[1], n.ev.deps().single(static_cast<AtomId>(n.call.call_atom)), n.call.span);
 }
 
 // The record of a config.json read while the program was resolved (semantics/hf_config.cpp); each

@@ -67,8 +67,8 @@ std::vector<TraceRow> read_trace(NativeEval& n, const std::string& path, DepSet 
 Value evaluate(NativeEval& n) {
   const Value& cfgv = n.args[0];
   DepSet deps = deep_deps(cfgv, n.ev.deps());
-  if (n.call.approx_atom >= 0 && n.ev.exact())
-    deps = n.ev.unite(deps, n.ev.deps().single(static_cast<AtomId>(n.call.approx_atom)));
+  if (n.call.call_atom >= 0 && n.ev.exact())
+    deps = n.ev.unite(deps, n.ev.deps().single(static_cast<AtomId>(n.call.call_atom)));
   auto field = [&](const char* name) -> const Value& { return *cfgv.rec().get(intern(name)); };
   auto real = [&](const char* name) {
     const Value& v = field(name);

@@ -117,21 +117,7 @@ void collect(const Expr& e, std::set<const Expr*>& out) {
   for_each_child(e, [&](const Expr& k) { collect(k, out); });
 }
 void collect_stmt(const Stmt& s, std::set<const Expr*>& out) {
-  auto opt = [&](const ExprP& e) {
-    if (e) collect(*e, out);
-  };
-  opt(s.value);
-  for (const auto& prm : s.params) opt(prm.default_value);
-  for (const auto& it : s.shows) opt(it.expr);
-  for (const auto& b : s.bindings) {
-    for (const auto& d : b.domains) opt(d);
-    opt(b.range_to);
-    opt(b.step);
-  }
-  for (const auto& item : s.body) {
-    for (const auto& x : item.exprs) opt(x);
-    for (const auto& sh : item.shows) opt(sh.expr);
-  }
+  for_each_stmt_expr(s, [&](const Expr& e) { collect(e, out); });
   for (const auto& it : s.items) collect_stmt(it, out);
 }
 }  // namespace

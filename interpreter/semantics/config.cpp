@@ -179,7 +179,7 @@ struct Builder {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
-      d.help.push_back("`mls conventions` lists them with their choices");
+      d.help.push_back(p.conventions_command + " lists them with their choices");
       ok = false;
       return;
     }

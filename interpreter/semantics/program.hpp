@@ -98,6 +98,9 @@ class Program {
   // references — `let x = x + 1` — still read the previous definition.
   enum class Redefine { no, now, after_resolve };
   std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
+  // How help text names the listing of conventions and their choices (tooling/listing): the
+  // command line's command unless the front end has its own (the REPL's `:conventions`).
+  std::string conventions_command = "`mls conventions`";
 
   // Top-level names. Changed only through bind/unbind, which keep the undo log rollback() uses.
   [[nodiscard]] const std::unordered_map<Sym, Decl>& scope() const { return scope_; }

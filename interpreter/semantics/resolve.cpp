@@ -111,25 +111,19 @@ class Resolver {
       }
       for_each_child(e, [&](Expr& k) { self(self, k, at); });
     };
-    auto opt = [&](ExprP& e, const std::string& at) {
-      if (e) walk(walk, *e, at);
-    };
-    opt(s.value, name);
-    for (auto& prm : s.params) opt(prm.default_value, name + "." + sym_name(prm.name));
-    for (auto& it : s.shows) opt(it.expr, "");
-    for (auto& b : s.bindings) {
-      for (auto& d : b.domains) opt(d, "");
-      opt(b.range_to, "");
-      opt(b.step, "");
-    }
-    for (auto& item : s.body) {
-      for (auto& x : item.exprs) opt(x, "");
-      for (auto& sh : item.shows) opt(sh.expr, "");
-    }
+    // The value first: its literals are numbered before any parameter default's.
+    if (s.value) walk(walk, *s.value, name);
+    for_each_stmt_expr(s, [&](Expr& e) {
+      if (&e == s.value.get()) return;
+      std::string at;
+      for (const auto& prm : s.params)
+        if (prm.default_value.get() == &e) at = name + "." + sym_name(prm.name);
+      walk(walk, e, at);
+    });
     for (auto& it : s.items) {
       std::string path;
       for (Sym x : it.path) path += (path.empty() ? "" : ".") + sym_name(x);
-      opt(it.value, path);
+      if (it.value) walk(walk, *it.value, path);
     }
   }
 
@@ -333,7 +327,7 @@ class Resolver {
         a.value = e.args[0].value->str;
         a.at = e.span;
         a.via = stdlib_ ? "stdlib" : "scenario";
-        e.approx_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+        e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       }
       if (native_branchy(impl)) {
         std::vector<std::string> arms, full;
@@ -350,7 +344,7 @@ class Resolver {
         a.value = "binary64";
         a.at = e.span;
         a.via = "arithmetic";
-        e.approx_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+        e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       }
     }
   }

@@ -1,10 +1,13 @@
 // listing.cpp — the text of `mls conventions` and `mls presets` (see listing.hpp).
 #include "listing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "grammar/diagnostic.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/config.hpp"
 #include "interpreter/semantics/program.hpp"
@@ -51,6 +54,52 @@ std::string conventions_listing(const Program& p) {
     out += "\n";
   }
   return out;
+}
+
+bool current_conventions_listing(const Program& p, const Config& cfg, const std::vector<std::string>& names,
+                                 std::string& out, std::string& err) {
+  std::vector<std::size_t> order;
+  if (names.empty()) {
+    for (std::size_t i = 0; i < p.conventions.size(); ++i) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return sym_name(p.conventions[a].name) < sym_name(p.conventions[b].name);
+    });
+  }
+  for (const auto& n : names) {
+    const int ci = p.convention_index(intern(n));
+    if (ci >= 0) {
+      order.push_back(static_cast<std::size_t>(ci));
+      continue;
+    }
+    std::vector<std::string> all;
+    for (const auto& c : p.conventions) all.push_back(sym_name(c.name));
+    std::sort(all.begin(), all.end());
+    Diagnostic d = make_diagnostic(ErrorKind::convention_unknown, Span{}, "unknown convention '" + n + "'");
+    d.subject = n;
+    suggest(d, n, all);
+    err += render_unplaced(d);
+  }
+  if (!err.empty()) return false;
+  out = "preset " + cfg.preset + " (" + cfg.preset_via + ")\n";
+  if (p.conventions.empty()) out += "no conventions are declared\n";
+  for (std::size_t i : order) {
+    const ConventionDef& c = p.conventions[i];
+    const ConvSel& sel = cfg.conv[i];
+    const auto& choices = c.stmt->choices;
+    std::string who = sel.via;
+    if (sel.via == "scenario") who = "use at " + p.sources.where_line(sel.at);
+    out += sym_name(c.name) + " = " + sym_name(choices[static_cast<std::size_t>(sel.choice)].name) + " (" + who +
+           ") — " + c.stmt->str + "\n";
+    std::size_t w = 0;
+    for (const auto& ch : choices) w = std::max(w, sym_name(ch.name).size());
+    for (std::size_t k = 0; k < choices.size(); ++k) {
+      const bool current = static_cast<int>(k) == sel.choice;
+      std::string l = fmt::format("  {} {:<{}}  {}{}", current ? '*' : ' ', sym_name(choices[k].name), w,
+                                  choices[k].description, static_cast<int>(k) == c.default_choice ? " [default]" : "");
+      out += l + "\n";
+    }
+  }
+  return true;
 }
 
 std::string presets_listing(const Program& p) {

@@ -10,6 +10,7 @@
 #include "grammar/parse.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/runtime/interrupt.hpp"
+#include "listing.hpp"
 
 namespace mls {
 
@@ -97,6 +98,8 @@ ReplSession::ReplSession(RunOptions opt, std::string input_name)
 ReplSession::~ReplSession() = default;
 
 void ReplSession::install_hooks(Program& p) {
+  // Help that points to the listing of conventions names the prompt's command.
+  p.conventions_command = kReplConventionsCommand;
   // Names typed at the prompt can be redefined (the new definition serves later inputs; earlier
   // definitions keep the one they were resolved against, as in ML toplevels). Names from the
   // prelude and from files cannot: formulas there refer to them, and `set` is the way to change
@@ -180,11 +183,6 @@ void ReplSession::explain_failure(std::size_t first_diag) {
   Program& p = s_->prog;
   for (std::size_t i = first_diag; i < p.diags.size(); ++i) {
     auto& d = const_cast<Diagnostic&>(p.diags.items()[i]);
-    // Help that names command-line tools has a prompt equivalent.
-    for (auto& h : d.help) {
-      const std::string cli = "`mls conventions`";
-      if (auto at = h.find(cli); at != std::string::npos) h.replace(at, cli.size(), "`:conventions`");
-    }
     if (d.kind == ErrorKind::name_unknown && d.subject == "ans") {
       d.help.clear();  // a did-you-mean ('abs') would only distract
       d.suggestions.clear();

@@ -143,22 +143,8 @@ void walk_expr(const Stmt& s, const Expr& e, const std::function<void(const Stmt
 }
 
 void walk_stmt(const Stmt& top, const Stmt& s, const std::function<void(const Stmt&, const Expr&)>& f) {
-  auto e = [&](const ExprP& x) {
-    if (x) walk_expr(top, *x, f);
-  };
   for (const auto& item : s.items) walk_stmt(top, item, f);
-  for (const auto& p : s.params) e(p.default_value);
-  e(s.value);
-  for (const auto& si : s.shows) e(si.expr);
-  for (const auto& b : s.bindings) {
-    for (const auto& d : b.domains) e(d);
-    e(b.range_to);
-    e(b.step);
-  }
-  for (const auto& b : s.body) {
-    for (const auto& x : b.exprs) e(x);
-    for (const auto& si : b.shows) e(si.expr);
-  }
+  for_each_stmt_expr(s, [&](const Expr& e) { walk_expr(top, e, f); });
 }
 
 Span record_let_span(const Expr& e, int slot) {
