@@ -395,6 +395,11 @@ int interactive_loop(ReplSession& s) {
   bool warned = !ed.history_error().empty();
   std::string line;
   std::string entry;  // the lines of the input being typed, for the history
+  // An input ends (run, flushed or dropped): its lines become one history entry.
+  auto remember_entry = [&] {
+    if (!entry.empty()) ed.remember(entry.substr(0, entry.size() - 1));
+    entry.clear();
+  };
   while (!repl.quit) {
     const auto r = ed.read(repl.pending() ? "...> " : "mls> ", line);
     if (r == LineEditor::Read::eof) {
@@ -403,8 +408,7 @@ int interactive_loop(ReplSession& s) {
     }
     if (r == LineEditor::Read::interrupted) {
       // A dropped input stays in the history (as one entry), to be recalled and fixed.
-      if (!entry.empty()) ed.remember(entry.substr(0, entry.size() - 1));
-      entry.clear();
+      remember_entry();
       repl.drop();
       continue;
     }
@@ -419,8 +423,7 @@ int interactive_loop(ReplSession& s) {
     const InterruptScope ctrl_c;
     if (repl.pending() && blank && blank_before) {
       (void)repl.flush();
-      if (!entry.empty()) ed.remember(entry.substr(0, entry.size() - 1));
-      entry.clear();
+      remember_entry();
       blank_before = false;
       continue;
     }
@@ -428,10 +431,7 @@ int interactive_loop(ReplSession& s) {
     entry += line + "\n";
     (void)repl.line(line, line_no);
     // A multi-line input is one history entry: Up recalls the whole record or sweep.
-    if (!repl.pending()) {
-      ed.remember(entry.substr(0, entry.size() - 1));
-      entry.clear();
-    }
+    if (!repl.pending()) remember_entry();
   }
   return 0;
 }
