@@ -552,6 +552,15 @@ std::string csv_quote(const std::string& s) {
 // blank line. The shown values form the last block, `# table show`, one row per value
 // (name, value, unit): a unit per row, as the values differ in dimension. `--table NAME` prints
 // one block alone without the comment line, so any CSV reader takes it as it is.
+// A number cell of column `c` (CSV and Markdown rows): through the column's memo when a worker
+// formats the row, so an unchanged number reuses its text.
+void append_number(std::string& out, std::size_t c, const Value& v, const Display& d, CellMemo* memo) {
+  if (memo)
+    memo->append(out, c, v, [&](std::string& o) { append_value(o, v, d); });
+  else
+    append_value(out, v, d);
+}
+
 // One CSV row: the cells in their display units, quoted where needed (numbers never are).
 template <class Displays>
 void csv_row(std::span<const Value> cells, const Displays& ds, std::string& out, CellMemo* memo = nullptr) {
@@ -559,10 +568,8 @@ void csv_row(std::span<const Value> cells, const Displays& ds, std::string& out,
     if (c) out += ',';
     if (cells[c].k != Value::K::num)
       out += csv_quote(format_value(cells[c], ds[c]));
-    else if (memo)
-      memo->append(out, c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds[c]); });
     else
-      append_value(out, cells[c], ds[c]);
+      append_number(out, c, cells[c], ds[c], memo);
   }
   out += '\n';
 }
@@ -641,10 +648,8 @@ void md_row(std::span<const Value> cells, const Displays& ds, std::string& out, 
     out += ' ';
     if (cells[c].k != Value::K::num)
       out += md_escape(format_value(cells[c], ds[c]));
-    else if (memo)
-      memo->append(out, c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds[c]); });
     else
-      append_value(out, cells[c], ds[c]);
+      append_number(out, c, cells[c], ds[c], memo);
     out += " |";
   }
   out += '\n';
