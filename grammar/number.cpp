@@ -37,7 +37,7 @@ Num make(Rat r, bool& lost) {
     return Num::of_double(to_double(r));
   }
   const double d = to_double(r);
-  return Num{d, wrap(std::move(r))};
+  return Num{d, 0, 0, wrap(std::move(r))};
 }
 
 Int pow10(unsigned e) {
@@ -90,11 +90,11 @@ std::string fixed_text(const Int& scaled, int decimals) {
 
 }  // namespace
 
-Num Num::of_int(std::int64_t v) { return Num{static_cast<double>(v), wrap(Rat(Int(v)))}; }
+Num Num::of_int(std::int64_t v) { return Num{static_cast<double>(v), 0, 0, wrap(Rat(Int(v)))}; }
 
 Num Num::exact_of_double(double v) {
   if (!std::isfinite(v)) return of_double(v);
-  return Num{v, wrap(rat_of_double(v))};
+  return Num{v, 0, 0, wrap(rat_of_double(v))};
 }
 
 std::optional<Num> Num::from_exact_text(std::string_view text, double d) {
@@ -110,7 +110,7 @@ std::optional<Num> Num::from_exact_text(std::string_view text, double d) {
   if (q == 0) return std::nullopt;
   Rat r(Int{std::string(num)}, q);
   if (too_big(r)) return std::nullopt;
-  return Num{d, wrap(std::move(r))};
+  return Num{d, 0, 0, wrap(std::move(r))};
 }
 
 std::optional<Num> Num::parse(std::string_view text) {
@@ -180,7 +180,7 @@ Num div(const Num& a, const Num& b, bool& lost) {
 }
 
 Num neg(const Num& a) {
-  if (a.ex) return Num{-a.d, wrap(Rat(-a.ex->r))};
+  if (a.ex) return Num{-a.d, 0, 0, wrap(Rat(-a.ex->r))};
   return Num::of_double(-a.d);
 }
 

@@ -18,12 +18,16 @@ struct ExactRep;  // a boost::multiprecision::cpp_rational, defined in number.cp
 // Exact rationals larger than this (numerator or denominator bits) continue in binary64.
 inline constexpr unsigned kMaxExactBits = 1024;
 
+// An exact value is held inline as sn/sd when both fit in int64 (no allocation, no Boost: the
+// common case), otherwise in `ex`; number.cpp keeps that canonical (small whenever it fits).
 struct Num {
   double d = 0.0;
-  std::shared_ptr<const ExactRep> ex;  // null: approximate (binary64 only)
+  std::int64_t sn = 0;                 // small exact numerator, when sd != 0
+  std::int64_t sd = 0;                 // small exact denominator (> 0, coprime with sn); 0: not small
+  std::shared_ptr<const ExactRep> ex;  // big exact; null and sd == 0: approximate (binary64 only)
 
-  [[nodiscard]] bool exact() const { return ex != nullptr; }
-  [[nodiscard]] static Num of_double(double v) { return Num{v, nullptr}; }
+  [[nodiscard]] bool exact() const { return sd != 0 || ex != nullptr; }
+  [[nodiscard]] static Num of_double(double v) { return Num{v, 0, 0, nullptr}; }
   [[nodiscard]] static Num of_int(std::int64_t v);
   // Decimal literal as written in source ("1_000", "3.35", "989e12"); nullopt if malformed
   // or absurdly large (the exponent is capped so that parsing cannot allocate unboundedly).

@@ -796,8 +796,7 @@ class SweepRunner {
         continue;
       }
       v.k = Value::K::num;
-      v.n.d = prog.read(sl, run);
-      v.n.ex.reset();
+      v.n = Num::of_double(prog.read(sl, run));
       v.h.reset();
       v.deps = (*deps)[c];
     }
