@@ -13,7 +13,6 @@
 
 #include "commands.hpp"
 #include "grammar/source.hpp"
-#include "grammar/symbols.hpp"
 #include "interpreter/report/chart.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/controls.hpp"
@@ -98,7 +97,7 @@ class Repl {
 
   // Prints an input's outcome; false if it failed (or an assertion in it failed).
   bool print(const Outcome& o) {
-    out(format_outcome(s_.program(), o, [this](const Table& t) { return first_page(t); }));
+    out(s_.format(o, [this](const Table& t) { return first_page(t); }));
     err(o.diagnostics);
     return o.status != Outcome::Status::failed && !o.asserts_failed();
   }
@@ -123,16 +122,15 @@ class Repl {
       out(kHelp);
       return true;
     }
-    if (cmd == ":explain") return report(explain_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
-    if (cmd == ":assumptions") return report(assumptions_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
-    if (cmd == ":diff") return report(diff_expr(s_, arg.empty() ? "ans" : arg, line_no, o, e));
-    if (cmd == ":conventions") return report(conventions_text(s_, words(arg), o, e));
-    if (cmd == ":units") return report(units_text(s_, arg, o, e));
+    if (cmd == ":explain") return report(s_.explain(arg.empty() ? "ans" : arg, line_no, o, e));
+    if (cmd == ":assumptions") return report(s_.assumptions(arg.empty() ? "ans" : arg, line_no, o, e));
+    if (cmd == ":diff") return report(s_.diff(arg.empty() ? "ans" : arg, line_no, o, e));
+    if (cmd == ":conventions") return report(s_.conventions(words(arg), o, e));
+    if (cmd == ":units") return report(s_.units(arg, o, e));
     if (cmd == ":use") {
       const std::size_t eq = arg.find('=');
       // `:use` alone lists the conventions; `:use NAME` shows that one's choices.
-      if (arg.empty() || (eq == std::string::npos && is_name(arg)))
-        return report(conventions_text(s_, words(arg), o, e));
+      if (arg.empty() || (eq == std::string::npos && is_name(arg))) return report(s_.conventions(words(arg), o, e));
       const std::string name = trim(arg.substr(0, eq));
       const std::string choice = eq == std::string::npos ? "" : trim(arg.substr(eq + 1));
       if (!is_name(name) || !is_name(choice)) {
@@ -160,10 +158,7 @@ class Repl {
     }
     if (cmd == ":preset") {
       if (arg.empty()) {
-        const Config* cfg = s_.config();
-        std::string list;
-        for (const auto& p : s_.program().presets) list += " " + sym_name(p.name);
-        out("preset " + (cfg ? cfg->preset : std::string("?")) + "; the presets are:" + list + "\n");
+        out(s_.presets_line());
         return true;
       }
       if (!is_name(arg)) {
@@ -248,7 +243,7 @@ class Repl {
     TableSlice slice;
     slice.count = rows_;
     slice.stop = [] { return interrupt_requested(); };
-    std::string text = format_table_text(s_.program(), t, slice);
+    std::string text = s_.table_text(t, slice);
     if (slice.stopped) return text + "  (output stopped: Ctrl-C)\n";
     more_ = {};
     const std::size_t shown = std::min(rows_, t.rows.size());
@@ -279,7 +274,7 @@ class Repl {
     slice.count = rows_;
     slice.footer = false;
     slice.stop = [] { return interrupt_requested(); };
-    std::string text = format_table_text(s_.program(), *it, slice);
+    std::string text = s_.table_text(*it, slice);
     if (!text.empty() && text.front() == '\n') text.erase(0, 1);
     if (slice.stopped) {
       out(text + "  (output stopped: Ctrl-C)\n");
@@ -365,7 +360,7 @@ class Repl {
       out(chart_text(chart_of(find_table(tables_, name), spec)));
       return true;
     } catch (const DiagnosticError& e) {
-      err(s_.renderer(s_.program().sources, e.diag));
+      err(s_.render_diagnostic(e.diag));
       return false;
     }
   }

@@ -8,10 +8,15 @@ cannot point up), and every C++ file under a layer's parent folder must belong t
 Includes across folders are written from the repository root ("interpreter/semantics/check.hpp");
 a bare name ("check.hpp") means the including file's folder; "../" is refused.
 
+A second table (header `| facade header | offers |`) lists the headers of the top interpreter
+layer (tooling) that front ends may include; cli may include no other header of that layer (the
+facade's internals, which hand out the Program, the Checker and the tree walks).
+
 The check proves itself in the same run: for every layer with one above it, it plants an include
 of the upper layer's header into a copy of a lower layer's file (and one "../" include) and fails
 unless each planted include is reported at its file and line; likewise for an include of every
-earlier layer a row does not list (cli may not skip the facade into semantics or runtime).
+earlier layer a row does not list (cli may not skip the facade into semantics or runtime), and
+for an internal header of the facade's layer planted into a front-end file.
 
 Usage: check_layers.py REPO_ROOT
 """
@@ -46,6 +51,23 @@ def parse_table(text):
     return layers
 
 
+def parse_facade(text):
+    """The facade table: header paths front ends may include from the layer they sit on."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        cells = [c.strip().lower() for c in line.strip().strip("|").split("|")]
+        if cells == ["facade header", "offers"]:
+            break
+    else:
+        raise ValueError("%s has no table with the header | facade header | offers |" % README)
+    headers = []
+    for line in lines[i + 2:]:
+        if not line.strip().startswith("|"):
+            break
+        headers.append(line.strip().strip("|").split("|")[0].strip().strip("`"))
+    return headers
+
+
 def table_problems(layers):
     """The table must point down only: a layer lists layers of earlier rows, by known names."""
     problems, below = [], []
@@ -67,9 +89,11 @@ def layer_of(path, layers):
     return best[0] if best else None
 
 
-def check(files, layers):
-    """Violations as 'file:line: message' for a tree given as {relative path: text}."""
+def check(files, layers, facade):
+    """Violations as 'file:line: message' for a tree given as {relative path: text}. The top
+    layer (the front ends) reaches the layer below it only through the `facade` headers."""
     allowed = {name: set(names) | {name} for name, _, names in layers}
+    front, below = layers[-1][0], layers[-2][0]
     problems, count = [], 0
     for path in sorted(files):
         own = layer_of(path, layers)
@@ -95,6 +119,9 @@ def check(files, layers):
                 rule = ", ".join(sorted(allowed[own] - {own})) or "nothing"
                 problems.append("%s: layer %s includes layer %s; %s may include only %s (%s)" %
                                 (where, own, theirs, own, rule, README))
+            elif own == front and theirs == below and target not in facade:
+                problems.append("%s: %s is internal to layer %s; %s may include only its facade headers (%s)" %
+                                (where, target, below, own, README))
     return problems, count
 
 
@@ -110,7 +137,7 @@ def load(root):
     return files
 
 
-def self_test(files, layers):
+def self_test(files, layers, facade):
     """Plants upward includes into copies of the tree; returns what the check failed to catch."""
     missed = []
 
@@ -118,7 +145,7 @@ def self_test(files, layers):
         tree = dict(files)
         line = len(tree[path].splitlines()) + 1
         tree[path] = tree[path].rstrip("\n") + "\n#include \"%s\"\n" % planted
-        problems, _ = check(tree, layers)
+        problems, _ = check(tree, layers, facade)
         if not any(p.startswith("%s:%d:" % (path, line)) for p in problems):
             missed.append("%s:%d: planted #include \"%s\" (%s) was not reported" % (path, line, planted, why))
 
@@ -142,6 +169,14 @@ def self_test(files, layers):
             if lower not in names and src and header:
                 expect(src, header, "layer %s including layer %s, which its row does not list" % (name, lower))
                 pairs += 1
+    # A front end including a header of the facade's layer that the facade table does not list.
+    src = first(layers[-1][1], ".cpp")
+    internal = sorted(p for p in files if p.startswith(layers[-2][1]) and p.endswith(".hpp") and p not in facade)
+    if src and internal:
+        expect(src, internal[0], "layer %s including %s, internal to layer %s" % (layers[-1][0], internal[0], layers[-2][0]))
+        pairs += 1
+    else:
+        missed.append("self-test: no internal header of layer %s to plant" % layers[-2][0])
     # A relative include reaching across folders, and the same upward edge written into the table.
     src = first(layers[1][1], ".cpp")
     if src:
@@ -158,14 +193,18 @@ def main():
         return 2
     root = sys.argv[1]
     with open(os.path.join(root, README), encoding="utf-8") as f:
-        layers = parse_table(f.read())
+        text = f.read()
+    layers, facade = parse_table(text), parse_facade(text)
     problems = table_problems(layers)
     if len(layers) < 2:
         problems.append("%s: the layer table has %d rows" % (README, len(layers)))
     files = load(root)
-    found, count = check(files, layers)
+    for h in facade:
+        if h not in files:
+            problems.append("%s: facade header %s does not exist" % (README, h))
+    found, count = check(files, layers, facade)
     problems += found
-    missed, pairs = self_test(files, layers) if len(layers) >= 2 else ([], 0)
+    missed, pairs = self_test(files, layers, facade) if len(layers) >= 2 else ([], 0)
     for p in problems + missed:
         print(p)
     print("%d includes in %d files against %d layers: %d violations; self-test: %d layer boundaries, %d missed" %

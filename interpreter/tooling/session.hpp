@@ -12,6 +12,8 @@
 
 namespace mls {
 
+struct TableSlice;  // results/format.hpp
+
 // A value defined at the prompt (`let x = ...`, `set x = ...`), printed after the input.
 struct Definition {
   std::string label;     // "x", "H100.unit_cost"
@@ -77,6 +79,30 @@ class ReplSession {
              std::string& errors);
   // Static type of an expression, or null if it does not check (tab completion).
   [[nodiscard]] TypeP type_of(const std::string& text);
+
+  // What the REPL prints, as finished text (session_text.cpp, session_inspect.cpp).
+  // An input's outcome: choice changes, definitions, answers, tables and assertions. Tables are
+  // printed by `table_text` (the REPL pages long ones); nullptr prints them whole.
+  using TableText = std::function<std::string(const Table&)>;
+  [[nodiscard]] std::string format(const Outcome& o, const TableText& table_text = nullptr);
+  // The rows of a table that `slice` asks for, as `mls run` prints them (the REPL's paging).
+  [[nodiscard]] std::string table_text(const Table& t, TableSlice& slice);
+  // The inspecting commands; each returns false (and fills `err`) when the argument does not
+  // check or evaluation fails. `:explain EXPR`: the formula chain.
+  bool explain(const std::string& text, std::uint32_t first_line, std::string& out, std::string& err);
+  // `:assumptions EXPR`: every assumption the value depends on, with file:line.
+  bool assumptions(const std::string& text, std::uint32_t first_line, std::string& out, std::string& err);
+  // `:diff EXPR`: the value under the default choices and under the current ones.
+  bool diff(const std::string& text, std::uint32_t first_line, std::string& out, std::string& err);
+  // `:conventions [NAME...]`: every convention (or the named ones), its choices, the current one
+  // and who chose it (tooling/listing).
+  bool conventions(const std::vector<std::string>& names, std::string& out, std::string& err);
+  // `:units [DIMENSION|UNIT]`: the dimensions, or the units of one.
+  bool units(const std::string& arg, std::string& out, std::string& err);
+  // `:preset` alone: the preset in force and every preset's name.
+  [[nodiscard]] std::string presets_line();
+  // A diagnostic raised outside an input (`:plot`), drawn by `renderer`.
+  [[nodiscard]] std::string render_diagnostic(const Diagnostic& d) const { return renderer(s_->prog.sources, d); }
 
   [[nodiscard]] Program& program() { return s_->prog; }
   [[nodiscard]] Checker& checker() { return s_->ck; }

@@ -1,16 +1,18 @@
-// repl_inspect.cpp — the REPL's looking-glass commands: :explain (the formula chain, from
-// interpreter/explain), :diff (current vs default choices, from interpreter/diff with two
-// Configs of one Program), :assumptions, :conventions and :units. Each runs inside a probe, so
-// nothing it evaluates or configures outlives the command.
+// session_inspect.cpp — the REPL's looking-glass commands: :explain (the formula chain, from
+// tooling/explain), :diff (current vs default choices, from results/diff with two Configs of one
+// Program), :assumptions, :conventions (tooling/listing), :units and :preset. Each expression
+// runs inside a probe, so nothing it evaluates or configures outlives the command.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "explain.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/diff.hpp"
-#include "interpreter/tooling/explain.hpp"
-#include "interpreter/tooling/listing.hpp"
-#include "repl.hpp"
+#include "interpreter/runtime/eval.hpp"
+#include "listing.hpp"
+#include "session.hpp"
+#include "session_text.hpp"
 
 namespace mls {
 
@@ -30,21 +32,21 @@ std::string shown(const Program& p, const Value& v, const TypeP& t) {
 
 }  // namespace
 
-bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
-  return s.probe(
+bool ReplSession::explain(const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return probe(
       text, line,
       [&](const Probe& pr) {
         // A global is explained as itself (a parameter or a computed value); any other
         // expression as a shown value, which is what the probe's statement is.
         if (pr.global) {
-          out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, RunResult{}, text, s.options()));
+          out = format_explanation(mls::explain(pr.prog, pr.ck, pr.cfg, RunResult{}, text, options()));
           return;
         }
-        const RunResult r = run_statements(pr.prog, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        const RunResult r = run_statements(pr.prog, pr.ck, pr.cfg, options(), {&pr.stmt});
         if (r.results.empty())
           throw_diagnostic(ErrorKind::type_mismatch, pr.expr.span,
                            "nothing to explain: the value has no fields to show");
-        out = format_explanation(explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, s.options()));
+        out = format_explanation(mls::explain(pr.prog, pr.ck, pr.cfg, r, r.results.front().name, options()));
         // A record: the chain above is the same for every field; list the others.
         for (std::size_t i = 1; i < r.results.size(); ++i)
           out += r.results[i].name + " = " +
@@ -53,8 +55,8 @@ bool explain_expr(ReplSession& s, const std::string& text, std::uint32_t line, s
       err);
 }
 
-bool assumptions_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
-  return s.probe(
+bool ReplSession::assumptions(const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return probe(
       text, line,
       [&](const Probe& pr) {
         Evaluator ev(pr.prog, pr.cfg, true);
@@ -65,8 +67,8 @@ bool assumptions_expr(ReplSession& s, const std::string& text, std::uint32_t lin
       err);
 }
 
-bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
-  return s.probe(
+bool ReplSession::diff(const std::string& text, std::uint32_t line, std::string& out, std::string& err) {
+  return probe(
       text, line,
       [&](const Probe& pr) {
         Program& p = pr.prog;
@@ -80,8 +82,8 @@ bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std:
           throw DiagnosticError{d};
         }
         // Left: the defaults; right: the session's choices — "what moved since the defaults".
-        const RunResult left = run_statements(p, pr.ck, *dcfg, s.options(), {&pr.stmt});
-        const RunResult right = run_statements(p, pr.ck, pr.cfg, s.options(), {&pr.stmt});
+        const RunResult left = run_statements(p, pr.ck, *dcfg, options(), {&pr.stmt});
+        const RunResult right = run_statements(p, pr.ck, pr.cfg, options(), {&pr.stmt});
         const DiffReport d = diff_runs(DiffSide{&p, &*dcfg, &left, "<repl>", "the default choices"},
                                        DiffSide{&p, &pr.cfg, &right, "<repl>", "the current choices"});
         out = format_diff_text(d);
@@ -92,13 +94,20 @@ bool diff_expr(ReplSession& s, const std::string& text, std::uint32_t line, std:
       err);
 }
 
-bool conventions_text(ReplSession& s, const std::vector<std::string>& names, std::string& out, std::string& err) {
-  const Config* cfg = s.config();
-  return cfg && current_conventions_listing(s.program(), *cfg, names, out, err);
+bool ReplSession::conventions(const std::vector<std::string>& names, std::string& out, std::string& err) {
+  const Config* cfg = config();
+  return cfg && current_conventions_listing(s_->prog, *cfg, names, out, err);
 }
 
-bool units_text(ReplSession& s, const std::string& arg, std::string& out, std::string& err) {
-  const Program& p = s.program();
+std::string ReplSession::presets_line() {
+  const Config* cfg = config();
+  std::string list;
+  for (const auto& p : s_->prog.presets) list += " " + sym_name(p.name);
+  return "preset " + (cfg ? cfg->preset : std::string("?")) + "; the presets are:" + list + "\n";
+}
+
+bool ReplSession::units(const std::string& arg, std::string& out, std::string& err) {
+  const Program& p = s_->prog;
   const UnitTable& u = p.units;
   if (arg.empty()) {
     std::size_t w = 0;
@@ -116,7 +125,7 @@ bool units_text(ReplSession& s, const std::string& arg, std::string& out, std::s
     description = dd->description;
   } else if (arg != "dimensionless") {
     // Not a dimension name: perhaps a unit, whose dimension we list.
-    TypeP t = s.type_of("1 " + arg);
+    TypeP t = type_of("1 " + arg);
     if (!t || t->k != Type::K::num) {
       std::vector<std::string> names{"dimensionless"};
       for (const auto& d : u.dimensions()) names.push_back(d.name);
