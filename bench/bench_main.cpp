@@ -3,10 +3,12 @@
 // rounds on CPU time: every round runs each contender once, each round gives a ratio, and the
 // median and range of those ratios are reported (a load swing on this shared machine moves one
 // round, not the answer). Checksums of every contender are compared; a mismatch fails the run.
+// The exact path (sweeps up to 4096 points) is measured the same way against a Fraction port.
 // Reports ratios; asserts nothing about time.
 //
 // usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--rounds R] [--threads T]
-//                  [--python-max-gpus N] [--no-python] [--quick]
+//                  [--python-max-gpus N] [--no-python] [--exact-max-gpus N]
+//                  [--fraction-max-gpus N] [--no-exact] [--quick]
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -150,7 +152,7 @@ Timing run_native(Variant v, long max_gpus, unsigned threads) {
   return t;
 }
 
-// The plain-Python port (bench/e2_python.py) in a child process; its own CPU time of the loop.
+// A Python port (bench/e2_python.py, e2_fraction.py) in a child process; its own CPU time of the loop.
 bool run_python(const std::string& script, long max_gpus, Timing& out) {
   const std::string cmd = "python3 '" + script + "' " + std::to_string(max_gpus);
   std::FILE* f = popen(cmd.c_str(), "r");
@@ -217,20 +219,63 @@ Stats stats(std::vector<double> v) {
 
 double ns(double seconds, std::size_t points) { return 1e9 * seconds / static_cast<double>(points); }
 
+// The exact path: mls on a grid within the exact limit (4096 points by default) against the
+// fractions.Fraction port on a smaller grid, per point, in paired rounds on CPU time. The port
+// is checked against mls exact on its own grid, and mls exact against native plain, to 1e-9.
+int bench_exact(const std::string& scenario, const std::string& script, long max_gpus, long fraction_max_gpus,
+                int rounds) {
+  CheckSink on_fraction_grid;
+  const Timing small = run_mls(scenario, fraction_max_gpus, 1, on_fraction_grid);
+  Timing fr;
+  if (!run_python(script, fraction_max_gpus, fr)) {
+    std::fprintf(stderr, "mls_bench: could not run %s (use --no-exact to skip it)\n", script.c_str());
+    return 1;
+  }
+  if (fr.points != small.points || !close(fr.checksum, small.checksum)) {
+    std::fprintf(stderr, "checksums differ: Fraction %.17g (%zu rows), mls exact %.17g (%zu rows)\n", fr.checksum,
+                 fr.points, small.checksum, small.points);
+    return 1;
+  }
+  std::vector<double> mls_ns, fraction_ns, ratio;
+  std::string engine;
+  for (int r = 0; r < rounds; ++r) {
+    CheckSink sink;
+    const Timing m = run_mls(scenario, max_gpus, 1, sink);
+    const Timing ref = run_native(Variant::plain, max_gpus, 1);
+    if (sink.engine != "exact" || !close(m.checksum, ref.checksum)) {
+      std::fprintf(stderr, "exact path: engine '%s', checksum mls %.17g native %.17g\n", sink.engine.c_str(),
+                   m.checksum, ref.checksum);
+      return 1;
+    }
+    if (!run_python(script, fraction_max_gpus, fr)) return 1;
+    mls_ns.push_back(ns(m.cpu, m.points));
+    fraction_ns.push_back(ns(fr.cpu, fr.points));
+    ratio.push_back(fraction_ns.back() / mls_ns.back());
+    engine = sink.engine;
+  }
+  const Stats ms = stats(mls_ns), fs = stats(fraction_ns), q = stats(ratio);
+  std::printf("\nexact path (engine: %s), 1 thread, CPU time per point:\n", engine.c_str());
+  std::printf("  %-22s %8.0f ns [%.0f-%.0f]  (%ld/8 x 32 points)\n", "mls exact", ms.median, ms.lo, ms.hi, max_gpus);
+  std::printf("  %-22s %8.0f ns [%.0f-%.0f]   Fraction / mls %5.1fx [%.1f-%.1f]  (%ld/8 x 32 points)\n",
+              "Python Fraction", fs.median, fs.lo, fs.hi, q.median, q.lo, q.hi, fraction_max_gpus);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fputs(
         "usage: mls_bench MLS_BINARY bench/e2_bench.mls [--max-gpus N] [--rounds R] [--threads T]\n"
-        "                 [--python-max-gpus N] [--no-python] [--quick]\n",
+        "                 [--python-max-gpus N] [--no-python] [--exact-max-gpus N]\n"
+        "                 [--fraction-max-gpus N] [--no-exact] [--quick]\n",
         stderr);
     return 64;
   }
   const std::string mls_bin = argv[1], scenario = argv[2];
-  long max_gpus = 250000, python_max_gpus = 25000;
+  long max_gpus = 250000, python_max_gpus = 25000, exact_max_gpus = 1024, fraction_max_gpus = 64;
   int rounds = 5;
-  bool quick = false, python = true;
+  bool quick = false, python = true, exact = true;
   unsigned only_threads = 0;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--max-gpus") && i + 1 < argc)
@@ -243,6 +288,12 @@ int main(int argc, char** argv) {
       python_max_gpus = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-python"))
       python = false;
+    else if (!std::strcmp(argv[i], "--exact-max-gpus") && i + 1 < argc)
+      exact_max_gpus = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--fraction-max-gpus") && i + 1 < argc)
+      fraction_max_gpus = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-exact"))
+      exact = false;
     else if (!std::strcmp(argv[i], "--quick"))
       quick = true;
     else {
@@ -250,10 +301,11 @@ int main(int argc, char** argv) {
       return 64;
     }
   }
-  if (max_gpus < 8 || rounds < 1 || python_max_gpus < 8) return 64;
-  // The Python port lives next to the scenario.
-  std::string python_script = scenario.substr(0, scenario.find_last_of('/') + 1) + "e2_python.py";
-  if (scenario.find('/') == std::string::npos) python_script = "e2_python.py";
+  if (max_gpus < 8 || rounds < 1 || python_max_gpus < 8 || exact_max_gpus < 8 || fraction_max_gpus < 8) return 64;
+  // The Python ports live next to the scenario.
+  const std::string dir =
+      scenario.find('/') == std::string::npos ? "" : scenario.substr(0, scenario.find_last_of('/') + 1);
+  const std::string python_script = dir + "e2_python.py", fraction_script = dir + "e2_fraction.py";
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t points = static_cast<std::size_t>(max_gpus / 8) * 32;
   std::printf("E2 training scenario (distributed + checkpoint + reliability + economics per point)\n");
@@ -334,6 +386,8 @@ int main(int argc, char** argv) {
       "with the native code to 1e-9%s\n",
       engine.c_str(), python ? ", Python and native plain bit for bit" : "", points / 997 + 1,
       failures ? " -- MISMATCH" : "");
+  if (exact && !only_threads && bench_exact(scenario, fraction_script, exact_max_gpus, fraction_max_gpus, rounds) != 0)
+    return 1;
   if (!quick) {
     const long small = peak_rss_kib(mls_bin, scenario, max_gpus / 10);
     const long large = peak_rss_kib(mls_bin, scenario, max_gpus);

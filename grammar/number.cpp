@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "number_fast.hpp"
+#include "number_small.hpp"
 
 namespace mls {
 
@@ -31,13 +32,32 @@ bool too_big(const Rat& r) {
 
 double to_double(const Rat& r) { return r.convert_to<double>(); }
 
+// Every exact result is stored small when it fits (Num's canonical form), else big.
+Num store(double d, Rat r) {
+  const Int& n = bmp::numerator(r);
+  const Int& q = bmp::denominator(r);
+  if (bits(n) <= 63 && bits(q) <= 63)
+    return Num{d, n.convert_to<std::int64_t>(), q.convert_to<std::int64_t>(), nullptr};
+  return Num{d, 0, 0, wrap(std::move(r))};
+}
+
 Num make(Rat r, bool& lost) {
   if (too_big(r)) {
     lost = true;
     return Num::of_double(to_double(r));
   }
   const double d = to_double(r);
-  return Num{d, 0, 0, wrap(std::move(r))};
+  return store(d, std::move(r));
+}
+
+// Boost's conversion, for the small values whose terms exceed 2^53 (number_small.hpp).
+double small_to_double_slow(std::int64_t n, std::int64_t q) { return to_double(Rat(Int(n), Int(q))); }
+
+// A small result: the binary64 of n/q correctly rounded, as Boost would round it.
+Num small_num(small::Q v) {
+  const double d = small::exact_double(v.n, v.q) ? static_cast<double>(v.n) / static_cast<double>(v.q)
+                                                 : small_to_double_slow(v.n, v.q);
+  return Num{d, v.n, v.q, nullptr};
 }
 
 Int pow10(unsigned e) {
@@ -58,11 +78,17 @@ Rat rat_of_double(double v) {
   return r;
 }
 
-Rat rat_of(const Num& n) { return n.ex ? n.ex->r : rat_of_double(n.d); }
+Rat rat_of(const Num& n) {
+  if (n.sd != 0) return Rat(Int(n.sn), Int(n.sd));
+  return n.ex ? n.ex->r : rat_of_double(n.d);
+}
 
-template <typename ExactOp, typename DoubleOp>
-Num binary(const Num& a, const Num& b, bool& lost, ExactOp eop, DoubleOp dop) {
-  if (a.ex && b.ex) return make(eop(a.ex->r, b.ex->r), lost);
+// Both small: int64/__int128 arithmetic (no heap, no Boost) unless the result leaves int64.
+template <typename SmallOp, typename ExactOp, typename DoubleOp>
+Num binary(const Num& a, const Num& b, bool& lost, SmallOp sop, ExactOp eop, DoubleOp dop) {
+  if (a.sd != 0 && b.sd != 0)
+    if (const auto r = sop(small::Q{a.sn, a.sd}, small::Q{b.sn, b.sd})) return small_num(*r);
+  if (a.exact() && b.exact()) return make(eop(rat_of(a), rat_of(b)), lost);
   return Num::of_double(dop(a.d, b.d));
 }
 
@@ -90,11 +116,14 @@ std::string fixed_text(const Int& scaled, int decimals) {
 
 }  // namespace
 
-Num Num::of_int(std::int64_t v) { return Num{static_cast<double>(v), 0, 0, wrap(Rat(Int(v)))}; }
+Num Num::of_int(std::int64_t v) {
+  if (v != INT64_MIN) return Num{static_cast<double>(v), v, 1, nullptr};
+  return Num{static_cast<double>(v), 0, 0, wrap(Rat(Int(v)))};
+}
 
 Num Num::exact_of_double(double v) {
   if (!std::isfinite(v)) return of_double(v);
-  return Num{v, 0, 0, wrap(rat_of_double(v))};
+  return store(v, rat_of_double(v));
 }
 
 std::optional<Num> Num::from_exact_text(std::string_view text, double d) {
@@ -110,7 +139,7 @@ std::optional<Num> Num::from_exact_text(std::string_view text, double d) {
   if (q == 0) return std::nullopt;
   Rat r(Int{std::string(num)}, q);
   if (too_big(r)) return std::nullopt;
-  return Num{d, 0, 0, wrap(std::move(r))};
+  return store(d, std::move(r));
 }
 
 std::optional<Num> Num::parse(std::string_view text) {
@@ -164,38 +193,46 @@ std::optional<Num> Num::parse(std::string_view text) {
 
 Num add(const Num& a, const Num& b, bool& lost) {
   return binary(
-      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x + y); }, [](double x, double y) { return x + y; });
+      a, b, lost, small::add, [](const Rat& x, const Rat& y) { return Rat(x + y); },
+      [](double x, double y) { return x + y; });
 }
 Num sub(const Num& a, const Num& b, bool& lost) {
   return binary(
-      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x - y); }, [](double x, double y) { return x - y; });
+      a, b, lost, small::sub, [](const Rat& x, const Rat& y) { return Rat(x - y); },
+      [](double x, double y) { return x - y; });
 }
 Num mul(const Num& a, const Num& b, bool& lost) {
   return binary(
-      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x * y); }, [](double x, double y) { return x * y; });
+      a, b, lost, small::mul, [](const Rat& x, const Rat& y) { return Rat(x * y); },
+      [](double x, double y) { return x * y; });
 }
 Num div(const Num& a, const Num& b, bool& lost) {
   return binary(
-      a, b, lost, [](const Rat& x, const Rat& y) { return Rat(x / y); }, [](double x, double y) { return x / y; });
+      a, b, lost, small::div, [](const Rat& x, const Rat& y) { return Rat(x / y); },
+      [](double x, double y) { return x / y; });
 }
 
 Num neg(const Num& a) {
-  if (a.ex) return Num{-a.d, 0, 0, wrap(Rat(-a.ex->r))};
+  if (a.sd != 0) return Num{-a.d, -a.sn, a.sd, nullptr};  // |sn| <= INT64_MAX: no overflow
+  if (a.ex) return store(-a.d, Rat(-a.ex->r));
   return Num::of_double(-a.d);
 }
 
 Num pow_int(const Num& a, std::int64_t e, bool& lost) {
-  if (!a.ex) return Num::of_double(std::pow(a.d, static_cast<double>(e)));
+  if (!a.exact()) return Num::of_double(std::pow(a.d, static_cast<double>(e)));
+  if (a.sd != 0)
+    if (const auto r = small::pow(small::Q{a.sn, a.sd}, e)) return small_num(*r);
+  const Rat base = rat_of(a);
   // Bound the work: exponents beyond the bit budget cannot stay exact anyway.
   const std::int64_t mag = e < 0 ? -e : e;
-  const unsigned base_bits = std::max(bits(bmp::numerator(a.ex->r)), bits(bmp::denominator(a.ex->r)));
+  const unsigned base_bits = std::max(bits(bmp::numerator(base)), bits(bmp::denominator(base)));
   if (base_bits > 1 && static_cast<std::uint64_t>(mag) * (base_bits - 1) > kMaxExactBits) {
     lost = true;
     return Num::of_double(std::pow(a.d, static_cast<double>(e)));
   }
   Rat r = 1;
   for (std::int64_t i = 0; i < mag; ++i) {
-    r *= a.ex->r;
+    r *= base;
     if (too_big(r)) {
       lost = true;
       return Num::of_double(std::pow(a.d, static_cast<double>(e)));
@@ -206,6 +243,7 @@ Num pow_int(const Num& a, std::int64_t e, bool& lost) {
 }
 
 Num floor_num(const Num& a) {
+  if (a.sd != 0) return small_num(small::floor(small::Q{a.sn, a.sd}));
   if (!a.ex) return Num::of_double(std::floor(a.d));
   const Int& n = bmp::numerator(a.ex->r);
   const Int& d = bmp::denominator(a.ex->r);
@@ -218,13 +256,21 @@ Num floor_num(const Num& a) {
 Num ceil_num(const Num& a) { return neg(floor_num(neg(a))); }
 
 int compare(const Num& a, const Num& b) {
-  if (a.ex && b.ex) return a.ex->r < b.ex->r ? -1 : (a.ex->r > b.ex->r ? 1 : 0);
+  if (a.sd != 0 && b.sd != 0) return small::compare(small::Q{a.sn, a.sd}, small::Q{b.sn, b.sd});
+  if (a.exact() && b.exact()) {
+    const Rat x = rat_of(a), y = rat_of(b);
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
   return a.d < b.d ? -1 : (a.d > b.d ? 1 : 0);
 }
 
-bool is_zero(const Num& a) { return a.ex ? a.ex->r == 0 : a.d == 0.0; }
+bool is_zero(const Num& a) {
+  if (a.sd != 0) return a.sn == 0;
+  return a.ex ? a.ex->r == 0 : a.d == 0.0;
+}
 
 bool is_integer(const Num& a) {
+  if (a.sd != 0) return a.sd == 1;
   if (a.ex) return bmp::denominator(a.ex->r) == 1;
   return std::isfinite(a.d) && std::floor(a.d) == a.d;
 }
@@ -251,23 +297,23 @@ std::optional<std::string> fast_fixed(double v, int decimals) {
 }  // namespace
 
 std::string format_fixed(const Num& a, int decimals) {
-  if (!a.ex && !std::isfinite(a.d)) return std::isnan(a.d) ? "nan" : (a.d > 0 ? "inf" : "-inf");
+  if (!a.exact() && !std::isfinite(a.d)) return std::isnan(a.d) ? "nan" : (a.d > 0 ? "inf" : "-inf");
   decimals = std::clamp(decimals, 0, 30);
-  if (!a.ex)
+  if (!a.exact())
     if (auto s = fast_fixed(a.d, decimals)) return *s;
   const Rat scaled = rat_of(a) * Rat(pow10(static_cast<unsigned>(decimals)));
   return fixed_text(round_half_up(scaled), decimals);
 }
 
 std::string format_sig(const Num& a, int sig) {
-  if (!a.ex && !std::isfinite(a.d)) return format_fixed(a, 0);
+  if (!a.exact() && !std::isfinite(a.d)) return format_fixed(a, 0);
   if (is_zero(a)) return "0";
-  if (!a.ex) {
+  if (!a.exact()) {
     // Plain binary64 arithmetic, exact whenever it answers (number_fast.cpp says why).
     std::string s;
     if (append_sig_binary64(s, a.d, sig)) return s;
   }
-  if (!a.ex && sig > 9 && std::fabs(a.d) >= 1e-6 && std::fabs(a.d) < 1e15) {
+  if (!a.exact() && sig > 9 && std::fabs(a.d) >= 1e-6 && std::fabs(a.d) < 1e15) {
     // More digits than the binary64 path takes: the digit count from log10, then fixed formatting.
     long e = static_cast<long>(std::floor(std::log10(std::fabs(a.d))));
     if (std::fabs(a.d) >= std::pow(10.0, e + 1)) ++e;
@@ -363,6 +409,7 @@ Num round_to(const Num& a, const Num& resolution) {
 }
 
 std::string exact_text(const Num& a) {
+  if (a.sd != 0) return fmt::format("{}/{}", a.sn, a.sd);
   if (!a.ex) return fmt::format("~{}", a.d);
   return bmp::numerator(a.ex->r).str() + "/" + bmp::denominator(a.ex->r).str();
 }
