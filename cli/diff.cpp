@@ -76,7 +76,7 @@ int run_diff(const Args& a, const char* cmd, DiffRun& out) {
   if (!prepare(left->s, left->file)) return side_error(*left, "left", false);
   if (!prepare(right->s, right->file)) return side_error(*right, "right", false);
   for (DiffRunSide* s : {left, right})
-    if (const int rc = refuse_output_over_input(a, s->s.prog)) return rc;
+    if (const int rc = refuse_output_over_input(a, s->s.prog.sources)) return rc;
   for (DiffRunSide* s : {left, right}) {
     s->cfg = configure(s->s.prog, s->s.ck, s->sel);
     if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left ? "left" : "right", true);

@@ -32,7 +32,7 @@ std::optional<RunResult> collected_run(const Args& a, Session& s, const std::str
     rc = report(s);
     return std::nullopt;
   }
-  if ((rc = refuse_output_over_input(a, s.prog))) return std::nullopt;
+  if ((rc = refuse_output_over_input(a, s.prog.sources))) return std::nullopt;
   auto cfg = configure(s.prog, s.ck, selection_of(a));
   if (!cfg || s.prog.diags.has_errors()) {
     rc = report(s);

@@ -1,0 +1,72 @@
+// scenario.cpp — Scenario over a driver Session: the phases, and the questions asked after a run
+// with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
+#include "scenario.hpp"
+
+#include "driver.hpp"
+#include "explain.hpp"
+#include "grammar/symbols.hpp"
+#include "listing.hpp"
+#include "sensitivity.hpp"
+
+namespace mls {
+
+struct Scenario::Impl {
+  Session s;
+  std::optional<Config> cfg;  // of the last successful run
+
+  // `ask()`, or nullopt with its DiagnosticError (or a missing run) added to the diagnostics.
+  template <class F>
+  auto answer(F ask) -> std::optional<decltype(ask())> {
+    if (!cfg) {
+      s.prog.diags.add(make_diagnostic(ErrorKind::internal, Span{}, "asked about a result before a successful run"));
+      return std::nullopt;
+    }
+    try {
+      return ask();
+    } catch (DiagnosticError& e) {
+      s.prog.diags.add(std::move(e.diag));
+      return std::nullopt;
+    }
+  }
+};
+
+Scenario::Scenario() : impl_(std::make_unique<Impl>()) {}
+Scenario::~Scenario() = default;
+
+bool Scenario::load_prelude() { return impl_->s.prog.load_prelude(); }
+
+bool Scenario::prepare(const std::string& path, const std::optional<std::string>& text) {
+  return mls::prepare(impl_->s, path, text);
+}
+
+std::optional<RunResult> Scenario::run(const Selection& sel, const RunOptions& opt) {
+  impl_->cfg.reset();
+  return execute(impl_->s, sel, opt, &impl_->cfg);
+}
+
+std::optional<Explanation> Scenario::explain(const RunResult& r, const std::string& name, const RunOptions& opt) {
+  return impl_->answer([&] { return mls::explain(impl_->s.prog, impl_->s.ck, *impl_->cfg, r, name, opt); });
+}
+
+std::optional<Sensitivity> Scenario::sensitivity(const Selection& sel, const RunResult& r, const std::string& name,
+                                                 const RunOptions& opt) {
+  return impl_->answer([&] { return mls::sensitivity(impl_->s, sel, *impl_->cfg, r, name, opt); });
+}
+
+std::string Scenario::conventions_listing() const { return mls::conventions_listing(impl_->s.prog); }
+std::string Scenario::presets_listing() const { return mls::presets_listing(impl_->s.prog); }
+
+std::vector<std::string> Scenario::list_entries(const std::string& list) const {
+  std::vector<std::string> out;
+  for (const auto& g : impl_->s.prog.globals) {
+    if (sym_name(g.name) != list || !g.stdlib || !g.stmt || !g.stmt->value) continue;
+    for (const auto& e : g.stmt->value->kids)
+      if (e->kind == EK::name) out.push_back(sym_name(e->name));
+  }
+  return out;
+}
+
+const Diagnostics& Scenario::diagnostics() const { return impl_->s.prog.diags; }
+const Sources& Scenario::sources() const { return impl_->s.prog.sources; }
+
+}  // namespace mls
