@@ -27,15 +27,29 @@ const char* kScenario = R"(sweep validation over c in validation_cases {
 sweep serving_validation over c in serving_validation_cases {
   show id = c.id, family = c.family, source = c.source, system = c.system, held_out = c.held_out,
        metric = c.metric, unit_text = c.unit_text, measured = c.measured, predicted = c.predicted,
-       band = c.band, fits = c.fits
+       band = c.band, fits = c.fits, utilization = c.utilization, utilization_measured = c.utilization_measured
 }
 sweep calibration over name in validation_calibration {
   show name
 }
 )";
 
-// Column order of the case tables (kScenario).
-enum Col : std::size_t { id, family, source, system_, held_out, metric, unit, measured, predicted, band, fits };
+// Column order of the case tables (kScenario); the serving table adds the utilisation columns.
+enum Col : std::size_t {
+  id,
+  family,
+  source,
+  system_,
+  held_out,
+  metric,
+  unit,
+  measured,
+  predicted,
+  band,
+  fits,
+  utilization,
+  utilization_measured
+};
 
 struct Mover {
   std::string what;   // "attention_count = full", "elementwise_traffic +10 %"
@@ -46,6 +60,9 @@ struct Case {
   std::string id, family, source, system, metric, unit;
   bool held_out = false, fits = true;
   double measured = 0, predicted = 0, band = 0;
+  // A serving latency case: load / capacity of the serving system, predicted and as the source's
+  // own numbers imply (validation_serving.mls); 0 for every other case.
+  double utilization = 0, utilization_measured = 0;
   DepSet deps = 0;
   std::vector<Mover> movers;
   [[nodiscard]] double error() const { return predicted / measured - 1; }
@@ -133,6 +150,10 @@ std::optional<Evaluated> evaluate(Session& s, const Selection& sel, const RunOpt
     k.deps = c[predicted].deps;
     k.band = c[band].n.d;
     k.fits = c[fits].b;
+    if (c.size() > utilization_measured) {
+      k.utilization = c[utilization].n.d;
+      k.utilization_measured = c[utilization_measured].n.d;
+    }
     cases.push_back(std::move(k));
   }
   std::vector<std::string> calibration;
@@ -187,6 +208,14 @@ bool attribute(Session& s, const Selection& base, const RunOptions& opt, std::ve
   return true;
 }
 
+// "0.93 (measured 0.88)": the utilisation a latency case ran at, or "-".
+std::string utilization_text(const Case& c) {
+  if (c.utilization <= 0) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.2f (measured %.2f)", c.utilization, c.utilization_measured);
+  return b;
+}
+
 std::string movers_text(const Case& c) {
   std::string t;
   for (const auto& m : c.movers) t += (t.empty() ? "" : "; ") + m.what + ": " + pct(m.effect, true);
@@ -205,13 +234,19 @@ std::string render_text(const std::vector<Case>& cases, const std::vector<Summar
   for (const auto& c : cases)
     if (std::find(families.begin(), families.end(), c.family) == families.end()) families.push_back(c.family);
   for (const auto& f : families) {
+    // The utilisation column only where a case of the family has one (the serving latency cases).
+    const bool util =
+        std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.family == f && c.utilization > 0; });
     std::vector<std::vector<std::string>> rows = {
         {"id", "set", "metric", "measured", "predicted", "error", "band", "ok", "moved most"}};
+    if (util) rows[0].insert(rows[0].end() - 1, "load / capacity");
     for (const auto& c : cases)
-      if (c.family == f)
+      if (c.family == f) {
         rows.push_back({c.id, c.held_out ? "held out" : "fit", c.metric, num(c.measured), num(c.predicted),
                         pct(c.error(), true), pct(c.band), c.within() ? "yes" : (c.fits ? "NO" : "NO (does not fit)"),
                         movers_text(c)});
+        if (util) rows.back().insert(rows.back().end() - 1, utilization_text(c));
+      }
     std::vector<std::size_t> w(rows[0].size(), 0);
     for (const auto& r : rows)
       for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
@@ -256,13 +291,14 @@ std::string md_cell(std::string s) {
 
 std::string render_md(const std::vector<Case>& cases, const std::vector<Summary>& sums) {
   std::string out =
-      "| id | family | set | source | system | metric | measured | predicted | error | within band | moved most |\n";
-  out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| id | family | set | source | system | metric | measured | predicted | error | within band | load / capacity | "
+      "moved most |\n";
+  out += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : cases)
     out += "| " + md_cell(c.id) + " | " + c.family + " | " + (c.held_out ? "held out" : "fit") + " | " +
            md_cell(c.source) + " | " + md_cell(c.system) + " | " + c.metric + " | " + num(c.measured) + " | " +
            num(c.predicted) + " | " + pct(c.error(), true) + " | " + (c.within() ? "yes" : "no") + " | " +
-           md_cell(movers_text(c)) + " |\n";
+           utilization_text(c) + " | " + md_cell(movers_text(c)) + " |\n";
   out += "\n| family | set | cases | median abs. error | max abs. error | within band |\n|---|---|---|---|---|---|\n";
   for (const auto& s : sums)
     out += "| " + s.family + " | " + s.set + " | " + std::to_string(s.cases) + " | " + pct(s.median) + " | " +
@@ -291,6 +327,10 @@ std::string render_json(const std::vector<Case>& cases, const std::vector<Summar
            ", \"predicted\": " + jnum(c.predicted) + ", \"error\": " + jnum(c.error()) + ", \"band\": " + jnum(c.band) +
            ", \"within_band\": " + (c.within() ? "true" : "false") +
            ", \"held_out\": " + (c.held_out ? "true" : "false") + ", \"fits\": " + (c.fits ? "true" : "false") +
+           ", \"utilization\": " +
+           (c.utilization > 0
+                ? "{\"predicted\": " + jnum(c.utilization) + ", \"measured\": " + jnum(c.utilization_measured) + "}"
+                : std::string("null")) +
            ", \"moved_most\": [";
     for (std::size_t j = 0; j < c.movers.size(); ++j)
       out += (j ? ", " : "") + std::string("{\"assumption\": ") + json_string(c.movers[j].what) +

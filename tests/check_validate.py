@@ -2,7 +2,9 @@
 """check_validate.py — `mls validate --format json` keeps its contract: every case has id, family
 (training | serving | reliability), source, metric, measured, predicted and error = predicted /
 measured - 1; the summary's medians and maxima are those of the cases; the exit code is 1 exactly
-when a case is outside its band; the training set has at least 25 runs from at least 4 sources.
+when a case is outside its band; the training set has at least 25 runs from at least 4 sources; every
+serving latency case (metric ttft_*, tpot_*) carries the utilisation it ran at, predicted and as measured
+(a load over a capacity: positive), and no other case does.
 
 usage: check_validate.py MLS
 """
@@ -27,6 +29,12 @@ def main():
             errors.append("%s: error is not predicted / measured - 1" % c["id"])
         if c["within_band"] != (abs(c["error"]) <= c["band"] + 1e-12 and c["fits"]):
             errors.append("%s: within_band disagrees with error and band" % c["id"])
+        latency = c["family"] == "serving" and c["metric"].split("_")[0] in ("ttft", "tpot")
+        u = c.get("utilization", "absent")
+        if latency and not (isinstance(u, dict) and u["predicted"] > 0 and u["measured"] > 0):
+            errors.append("%s: a latency case without its utilisation (predicted and measured)" % c["id"])
+        if not latency and u is not None:
+            errors.append("%s: utilization should be null, got %r" % (c["id"], u))
     training = [c for c in cases if c["family"] == "training"]
     sources = {c["source"].split(",")[0] for c in training}
     if len(training) < 25 or len(sources) < 4:

@@ -296,8 +296,10 @@ class Sim {
 
   void finish(std::size_t ei, double now) {
     Engine& e = engines_[ei];
+    std::int64_t made = 0;
     for (const Planned& p : e.plan) {
       if (!p.produces) continue;
+      ++made;
       Req& rq = reqs_[p.req];
       if (rq.first < 0)
         rq.first =
@@ -305,6 +307,7 @@ class Sim {
             (c_.phase == Phase::prefill ? c_.transfer_fixed + c_.transfer_token * static_cast<double>(rq.prompt) : 0.0);
       if (++rq.done == rq.output) rq.finish = std::max(now, rq.first);
     }
+    if (made > 0) produced_.emplace_back(now, made);  // step ends arrive in time order
     // Finished sequences leave and free their pages (static: only once the whole batch is done).
     const bool keep_batch =
         c_.policy == Policy::static_batch &&
@@ -344,13 +347,36 @@ class Sim {
     r_.e2e = summarize(std::move(e2e));
     r_.queue = summarize(std::move(queue));
     if (r_.steps > 0) r_.mean_batch /= static_cast<double>(r_.steps);
+    steady_window(first_arrival);
     return r_;
+  }
+
+  // The steady-state window (Result::steady_tokens): from the step end at which the cumulative
+  // output first reaches trim of the total to the one at which it first reaches 1 - trim.
+  void steady_window(double first_arrival) {
+    double total = 0;
+    for (const auto& [t, n] : produced_) total += static_cast<double>(n);
+    r_.steady_tokens = r_.output_tokens;
+    r_.steady_time = r_.makespan;
+    if (total <= 0) return;
+    const double lo = c_.steady_trim * total, hi = (1 - c_.steady_trim) * total;
+    double cum = 0, t_lo = first_arrival, cum_lo = 0;
+    bool have_lo = c_.steady_trim <= 0;
+    for (const auto& [t, n] : produced_) {
+      cum += static_cast<double>(n);
+      if (!have_lo && cum >= lo) t_lo = t, cum_lo = cum, have_lo = true;
+      if (cum >= hi) {
+        if (t > t_lo && cum > cum_lo) r_.steady_tokens = cum - cum_lo, r_.steady_time = t - t_lo;
+        return;
+      }
+    }
   }
 
   const Config& c_;
   std::vector<Engine> engines_;
   std::vector<Req> reqs_;
   std::int64_t pages_per_engine_ = 0;
+  std::vector<std::pair<double, std::int64_t>> produced_;  // (step end, output tokens it made)
   Result r_;
 };
 
@@ -394,6 +420,7 @@ std::optional<std::string> validate(const Config& c) {
     return bad("slo_ttft and slo_tpot", "finite times >= 0");
   if (!(c.transfer_fixed >= 0 && c.transfer_token >= 0 && c.transfer_fixed < 1e6 && c.transfer_token < 1e6))
     return bad("transfer_fixed and transfer_token", "finite times >= 0");
+  if (!(c.steady_trim >= 0 && c.steady_trim < 0.5)) return bad("steady_trim", "at least 0 and below 0.5");
   return std::nullopt;
 }
 

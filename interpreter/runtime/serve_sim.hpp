@@ -58,6 +58,9 @@ struct Config {
   std::uint64_t max_work = 0;         // work units (a step costs 1 + batch / 16) before it gives up
   Phase phase = Phase::both;
   double transfer_fixed = 0, transfer_token = 0;  // prefill pool: KV transfer after the first token (s, s/token)
+  // Steady-state window: the share of the run's output tokens left out at each end (the ramp-up
+  // while the batch fills and the drain after the last arrival); in [0, 0.5).
+  double steady_trim = 0.1;
 };
 
 struct Percentiles {
@@ -77,6 +80,11 @@ struct Result {
   double prefill_busy = 0, decode_busy = 0;  // busy time attributed to prefill and decode work
   double mean_batch = 0;                     // sequences per step
   std::int64_t max_queue = 0;                // most requests waiting at one engine
+  // Output tokens made between the moments the run had made steady_trim and 1 - steady_trim of
+  // them, and the time between those moments (steady-state throughput = tokens / time). At
+  // steady_trim 0 the window starts at the first arrival; an empty window (every token in one step)
+  // is the whole run.
+  double steady_tokens = 0, steady_time = 0;
 };
 
 [[nodiscard]] std::optional<std::string> validate(const Config& c);

@@ -119,6 +119,7 @@ Value evaluate(NativeEval& n) {
   c.phase = static_cast<Phase>(choice("phase", {"both", "prefill", "decode"}));
   c.transfer_fixed = real("transfer_fixed");
   c.transfer_token = real("transfer_token");
+  c.steady_trim = real("steady_trim");
   if (auto why = validate(c)) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: " + *why, deps);
 
   std::vector<TraceRow> rows;
@@ -181,6 +182,8 @@ Value evaluate(NativeEval& n) {
       r.decode_busy,
       r.mean_batch,
       double(r.max_queue),
+      r.steady_tokens,
+      r.steady_time,
   };
   static_assert(std::size(values) == std::size(kOutputs));
   RecordObj rec;

@@ -25,14 +25,16 @@ inline constexpr ConfigFieldSpec kInputs[] = {
     {"t_kv_token", FieldKind::number},     {"comm_fixed", FieldKind::number},
     {"comm_token", FieldKind::number},     {"phase", FieldKind::text},
     {"transfer_fixed", FieldKind::number}, {"transfer_token", FieldKind::number},
+    {"steady_trim", FieldKind::number},
 };
 
 // The result record's fields, in the order the evaluation fills them (all plain numbers; times in s).
 inline constexpr const char* kOutputs[] = {
-    "ttft_mean",     "ttft_p50", "ttft_p90",     "ttft_p99",    "tpot_mean",  "tpot_p50",   "tpot_p90",
-    "tpot_p99",      "e2e_mean", "e2e_p50",      "e2e_p90",     "e2e_p99",    "queue_mean", "queue_p99",
-    "served",        "rejected", "preemptions",  "steps",       "slo_met",    "makespan",   "input_tokens",
-    "output_tokens", "busy",     "prefill_busy", "decode_busy", "mean_batch", "max_queue",
+    "ttft_mean",   "ttft_p50",   "ttft_p90",     "ttft_p99",      "tpot_mean",   "tpot_p50",
+    "tpot_p90",    "tpot_p99",   "e2e_mean",     "e2e_p50",       "e2e_p90",     "e2e_p99",
+    "queue_mean",  "queue_p99",  "served",       "rejected",      "preemptions", "steps",
+    "slo_met",     "makespan",   "input_tokens", "output_tokens", "busy",        "prefill_busy",
+    "decode_busy", "mean_batch", "max_queue",    "steady_tokens", "steady_time",
 };
 
 // The native's type rule (registered in natives.cpp's table).

@@ -66,6 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (r.served == 0) continue;
     require(sane(r.ttft) && sane(r.e2e) && sane(r.queue) && std::isfinite(r.makespan) && r.makespan >= 0);
     require(r.tpot.mean >= 0 && std::isfinite(r.tpot.p99));
+    // The steady-state window lies inside the run and holds at most every output token.
+    require(r.steady_tokens > 0 && r.steady_tokens <= r.output_tokens && r.steady_time >= 0 &&
+            r.steady_time <= r.makespan + 1e-9);
   }
   return 0;
 }

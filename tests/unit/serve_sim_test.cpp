@@ -150,6 +150,34 @@ TEST_CASE("serve_sim: more engines, shorter queues; a step's time is the replica
   CHECK(!simulate(c, rows).error.empty());
 }
 
+TEST_CASE("serve_sim: steady-state throughput leaves out the ramp-up and the drain") {
+  // A stable Poisson run of 300 requests: over the makespan the drain after the last arrival
+  // (long outputs still decoding) lowers the rate; between 10 % and 90 % of the output tokens the
+  // engine makes them as fast as the arrivals bring them (rate x mean output).
+  Config c = llama70b_tp8();
+  const auto rows = generate(chat(7, 300, 4));
+  const Result r = simulate(c, rows);
+  REQUIRE(r.served == 300);
+  const double offered = 4 * r.output_tokens / static_cast<double>(r.served);
+  const double whole = r.output_tokens / r.makespan, steady = r.steady_tokens / r.steady_time;
+  CHECK(whole < 0.95 * offered);
+  CHECK(std::abs(steady / offered - 1) < 0.08);
+  CHECK(r.steady_tokens == doctest::Approx(0.8 * r.output_tokens).epsilon(0.01));
+  // Every request queued at once: the full-batch rate, above the whole run's (which starts with
+  // the batch filling and ends with it emptying).
+  std::vector<TraceRow> at_once;
+  for (const auto& q : rows) at_once.push_back({0.0, q.prompt, q.output});
+  const Result sat = simulate(c, at_once);
+  CHECK(sat.steady_tokens / sat.steady_time > 1.05 * sat.output_tokens / sat.makespan);
+  // Trim 0 starts the window at the first arrival and ends it at the last token: the whole run.
+  c.steady_trim = 0;
+  const Result all = simulate(c, rows);
+  CHECK(all.steady_tokens == all.output_tokens);
+  CHECK(all.steady_time == doctest::Approx(all.makespan));
+  c.steady_trim = 0.5;
+  CHECK(!simulate(c, rows).error.empty());
+}
+
 TEST_CASE("serve_trace: rows, header, comments; errors at line and column") {
   const TraceParse ok =
       parse_trace("# a trace\narrival_s, prompt_tokens, output_tokens\n0, 10, 5\n0.5,20,1\n\n1e1 ,3, 4\n");
