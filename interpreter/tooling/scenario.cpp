@@ -2,9 +2,12 @@
 // with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
 #include "scenario.hpp"
 
+#include "diff_shares.hpp"
 #include "driver.hpp"
 #include "explain.hpp"
 #include "grammar/symbols.hpp"
+#include "interpreter/report/report.hpp"
+#include "interpreter/results/diff.hpp"
 #include "listing.hpp"
 #include "sensitivity.hpp"
 
@@ -44,6 +47,18 @@ std::optional<RunResult> Scenario::run(const Selection& sel, const RunOptions& o
   return execute(impl_->s, sel, opt, &impl_->cfg);
 }
 
+bool Scenario::configure(const Selection& sel) {
+  Session& s = impl_->s;
+  impl_->cfg = mls::configure(s.prog, s.ck, sel);
+  if (impl_->cfg && !s.prog.diags.has_errors()) return true;
+  impl_->cfg.reset();
+  return false;
+}
+
+std::optional<RunResult> Scenario::run(const RunOptions& opt) {
+  return impl_->answer([&] { return run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt); });
+}
+
 std::optional<Explanation> Scenario::explain(const RunResult& r, const std::string& name, const RunOptions& opt) {
   return impl_->answer([&] { return mls::explain(impl_->s.prog, impl_->s.ck, *impl_->cfg, r, name, opt); });
 }
@@ -51,6 +66,45 @@ std::optional<Explanation> Scenario::explain(const RunResult& r, const std::stri
 std::optional<Sensitivity> Scenario::sensitivity(const Selection& sel, const RunResult& r, const std::string& name,
                                                  const RunOptions& opt) {
   return impl_->answer([&] { return mls::sensitivity(impl_->s, sel, *impl_->cfg, r, name, opt); });
+}
+
+bool Scenario::split_changes(const Selection& sel, const RunResult& r, const RunOptions& opt, DiffReport& d) {
+  return impl_
+      ->answer([&] {
+        mls::split_changes(impl_->s, sel, r, opt, d);
+        return true;
+      })
+      .has_value();
+}
+
+std::string Scenario::report_html(const RunResult& r, const ReportInfo& info) {
+  return mls::report_html(impl_->s.prog, r, info);
+}
+
+DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
+  auto side = [](const ComparedSide& c) {
+    Scenario::Impl& in = *c.scenario->impl_;
+    return DiffSide{&in.s.prog, in.cfg ? &*in.cfg : nullptr, c.run, c.file, c.label};
+  };
+  return diff_runs(side(left), side(right));
+}
+
+std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
+  const Deps& deps = impl_->s.prog.deps;
+  std::vector<Assumption> out;
+  for (AtomId a : deps.atoms(d))
+    if (deps.is_assumption(a)) out.push_back(deps.assumption(a));
+  return out;
+}
+
+std::vector<std::string> Scenario::convention_choices(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& c : impl_->s.prog.conventions)
+    if (sym_name(c.name) == name) {
+      out.clear();  // the last declaration of the name, as a lookup by name would find
+      for (const auto& ch : c.stmt->choices) out.push_back(sym_name(ch.name));
+    }
+  return out;
 }
 
 std::string Scenario::conventions_listing() const { return mls::conventions_listing(impl_->s.prog); }
@@ -66,6 +120,7 @@ std::vector<std::string> Scenario::list_entries(const std::string& list) const {
   return out;
 }
 
+void Scenario::add(Diagnostic d) { impl_->s.prog.diags.add(std::move(d)); }
 const Diagnostics& Scenario::diagnostics() const { return impl_->s.prog.diags; }
 const Sources& Scenario::sources() const { return impl_->s.prog.sources; }
 

@@ -15,10 +15,15 @@ namespace mls {
 
 class Diagnostics;
 class Sources;
+struct Assumption;
+struct Diagnostic;
+struct DiffReport;
 struct Explanation;
+struct ReportInfo;
 struct RunOptions;
 struct Selection;
 struct Sensitivity;
+struct ComparedSide;
 
 class Scenario {
  public:
@@ -35,6 +40,10 @@ class Scenario {
   // Configures `sel` and runs; the configuration is kept for explain and sensitivity. Runtime
   // errors become diagnostics and yield nullopt.
   [[nodiscard]] std::optional<RunResult> run(const Selection& sel, const RunOptions& opt);
+  // The same in two steps, for a comparison that checks both sides before either evaluates:
+  // configure `sel` (false with diagnostics), then run what was configured.
+  bool configure(const Selection& sel);
+  [[nodiscard]] std::optional<RunResult> run(const RunOptions& opt);
 
   // After a successful run(): one result's formula chain, or how much it moves with each
   // assumption (`sel` as given to run). An unknown name or a result of the wrong kind adds a
@@ -43,6 +52,21 @@ class Scenario {
   [[nodiscard]] std::optional<Sensitivity> sensitivity(const Selection& sel, const RunResult& r,
                                                        const std::string& name, const RunOptions& opt);
 
+  // This scenario as the left side of `d` (run under `sel` to `r`): each cause's share of a value
+  // that moved for several (tooling/diff_shares). False on Ctrl-C during the re-runs, with its
+  // diagnostic.
+  bool split_changes(const Selection& sel, const RunResult& r, const RunOptions& opt, DiffReport& d);
+
+  // `mls report`: the page of run `r` (interpreter/report), which names assumptions and units
+  // through the scenario.
+  [[nodiscard]] std::string report_html(const RunResult& r, const ReportInfo& info);
+
+  // The assumptions in the dependency set `d` (a value's `deps`), in atom order; and the choices
+  // of the convention `name` in declaration order ({} when there is none). For `mls validate`,
+  // which moves each case's assumptions to see which matter.
+  [[nodiscard]] std::vector<Assumption> assumptions_in(DepSet d) const;
+  [[nodiscard]] std::vector<std::string> convention_choices(const std::string& name) const;
+
   // `mls conventions` and `mls presets` (tooling/listing).
   [[nodiscard]] std::string conventions_listing() const;
   [[nodiscard]] std::string presets_listing() const;
@@ -50,12 +74,26 @@ class Scenario {
   // writes them, for `mls list`.
   [[nodiscard]] std::vector<std::string> list_entries(const std::string& list) const;
 
+  // A diagnostic of the front end's own (an output over --max-output), reported with the rest.
+  void add(Diagnostic d);
   [[nodiscard]] const Diagnostics& diagnostics() const;
   [[nodiscard]] const Sources& sources() const;
 
  private:
+  friend DiffReport compare(const ComparedSide& left, const ComparedSide& right);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// One side of a comparison: a scenario after a run, that run, and how it was asked for.
+struct ComparedSide {
+  Scenario* scenario = nullptr;
+  const RunResult* run = nullptr;
+  std::string file;   // the scenario as named on the command line
+  std::string label;  // "rel.mls --use mtbf_model=gpu_only"
+};
+
+// What moved between two runs and why (results/diff): `mls diff`, `mls report` in diff mode.
+[[nodiscard]] DiffReport compare(const ComparedSide& left, const ComparedSide& right);
 
 }  // namespace mls

@@ -5,8 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
+#include "interpreter/results/diff.hpp"
 #include "interpreter/tooling/explain.hpp"
 #include "interpreter/tooling/sensitivity.hpp"
 
@@ -63,4 +65,29 @@ TEST_CASE("scenario: a stdlib list's entries, and the listings, from the prelude
   CHECK(s.list_entries("no_such_list").empty());
   CHECK(s.conventions_listing().find("mtbf_model") != std::string::npos);
   CHECK_FALSE(s.presets_listing().empty());
+}
+
+TEST_CASE("scenario: two configured runs compared, and what validate reads of a value") {
+  Scenario left, right;
+  REQUIRE(left.prepare("<test>", kText));
+  REQUIRE(right.prepare("<test>", kText));
+  Selection more;
+  more.sets.emplace_back("gpus", "1024");
+  REQUIRE(left.configure(Selection{}));
+  REQUIRE(right.configure(more));
+  const auto lr = left.run(RunOptions{});
+  const auto rr = right.run(RunOptions{});
+  REQUIRE(lr);
+  REQUIRE(rr);
+  const DiffReport d = compare(ComparedSide{&left, &*lr, "<test>", "as written"},
+                               ComparedSide{&right, &*rr, "<test>", "--set gpus=1024"});
+  CHECK(d.differs());
+
+  bool saw_set = false;
+  for (const Assumption& a : right.assumptions_in(rr->results.front().value.deps))
+    saw_set = saw_set || (a.name == "gpus" && a.value == "1024");
+  CHECK(saw_set);
+  const auto choices = left.convention_choices("mtbf_model");
+  CHECK(std::find(choices.begin(), choices.end(), "node_series") != choices.end());
+  CHECK(left.convention_choices("no_such_convention").empty());
 }
