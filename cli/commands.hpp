@@ -9,6 +9,7 @@
 
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/driver.hpp"
+#include "interpreter/tooling/scenario.hpp"
 
 namespace mls {
 
@@ -38,9 +39,11 @@ int usage_error(const std::string& msg);
 // Forwards a run to `inner` and sets `failed` when an assert fails (exit code 1).
 std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed);
 int io_error(const std::string& message);
+// Prints the diagnostics to stderr; their exit code (70 when none gave one).
 int report(Session& s);
+int report(const Scenario& s);
 // 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
-int refuse_output_over_input(const Args& a, const Program& p);
+int refuse_output_over_input(const Args& a, const Sources& src);
 Selection selection_of(const Args& a);
 // 0, or the usage exit code after saying why: --table without --format csv, or naming no table of `p`.
 int check_table(const Args& a, const Program& p);

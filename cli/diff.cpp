@@ -1,11 +1,10 @@
 // diff.cpp — `mls diff`: evaluate a scenario twice (other choices, other presets, or another
-// file), each side a full Session, and print what moved and why (interpreter/results/diff.hpp).
+// file), each side a full Scenario, and print what moved and why (interpreter/results/diff.hpp).
 #include <cstdio>
 #include <string_view>
 
 #include "diff_run.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/tooling/diff_shares.hpp"
 
 namespace mls {
 
@@ -73,26 +72,19 @@ int run_diff(const Args& a, const char* cmd, DiffRun& out) {
   }
 
   // Everything that can be checked is checked before either side evaluates anything.
-  if (!prepare(left->s, left->file)) return side_error(*left, "left", false);
-  if (!prepare(right->s, right->file)) return side_error(*right, "right", false);
+  if (!left->s.prepare(left->file)) return side_error(*left, "left", false);
+  if (!right->s.prepare(right->file)) return side_error(*right, "right", false);
   for (DiffRunSide* s : {left, right})
-    if (const int rc = refuse_output_over_input(a, s->s.prog)) return rc;
+    if (const int rc = refuse_output_over_input(a, s->s.sources())) return rc;
+  for (DiffRunSide* s : {left, right})
+    if (!s->s.configure(s->sel)) return side_error(*s, s == left ? "left" : "right", true);
   for (DiffRunSide* s : {left, right}) {
-    s->cfg = configure(s->s.prog, s->s.ck, s->sel);
-    if (!s->cfg || s->s.prog.diags.has_errors()) return side_error(*s, s == left ? "left" : "right", true);
-  }
-  for (DiffRunSide* s : {left, right}) {
-    try {
-      s->run = run_program(s->s.prog, s->s.ck, *s->cfg, a.run);
-    } catch (DiagnosticError& e) {
-      s->s.prog.diags.add(std::move(e.diag));
-      return side_error(*s, s == left ? "left" : "right", true);
-    }
+    s->run = s->s.run(a.run);
+    if (!s->run) return side_error(*s, s == left ? "left" : "right", true);
   }
 
-  const DiffSide l{&left->s.prog, &*left->cfg, &*left->run, left->file, left->label};
-  const DiffSide r{&right->s.prog, &*right->cfg, &*right->run, right->file, right->label};
-  out.report = diff_runs(l, r);
+  out.report = compare(ComparedSide{&left->s, &*left->run, left->file, left->label},
+                       ComparedSide{&right->s, &*right->run, right->file, right->label});
   return 0;
 }
 
@@ -102,12 +94,7 @@ int cmd_diff(const Args& a) {
   DiffRun d;
   if (const int rc = run_diff(a, "diff", d)) return rc;
   // With several causes, how much each explains: re-runs of the left side (docs/diff.md).
-  try {
-    split_changes(d.left->s, d.left->sel, *d.left->run, a.run, d.report);
-  } catch (DiagnosticError& e) {  // Ctrl-C during the re-runs
-    d.left->s.prog.diags.add(std::move(e.diag));
-    return report(d.left->s);
-  }
+  if (!d.left->s.split_changes(d.left->sel, *d.left->run, a.run, d.report)) return report(d.left->s);
   const std::string text = a.format == "json" ? format_diff_json(d.report) : format_diff_text(d.report);
   if (const int rc = emit(a, text)) return rc;
   return d.report.differs() ? 1 : 0;

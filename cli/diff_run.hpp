@@ -13,10 +13,9 @@
 namespace mls {
 
 struct DiffRunSide {
-  Session s;
+  Scenario s;  // configured with `sel`
   Selection sel;
   std::string file, label;
-  std::optional<Config> cfg;
   std::optional<RunResult> run;
 };
 

@@ -18,20 +18,13 @@ int cmd_explain(const Args& a) {
   if (a.positional.size() != 3) return usage("explain expects FILE and NAME");
   if (a.format != "text") return usage("explain prints text only, got --format " + a.format);
   if (a.presets.size() > 1) return usage("explain takes one --preset");
-  Session s;
-  const std::string& file = a.positional[1];
-  if (!prepare(s, file)) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
-  std::optional<Config> cfg;
-  auto r = execute(s, selection_of(a), a.run, &cfg);
+  Scenario s;
+  if (!s.prepare(a.positional[1])) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
+  const auto r = s.run(selection_of(a), a.run);
   if (!r) return report(s);
-  try {
-    const Explanation e = explain(s.prog, s.ck, *cfg, *r, a.positional[2], a.run);
-    return emit(a, format_explanation(e));
-  } catch (DiagnosticError& e) {
-    s.prog.diags.add(std::move(e.diag));
-    return report(s);
-  }
+  const auto e = s.explain(*r, a.positional[2], a.run);
+  return e ? emit(a, format_explanation(*e)) : report(s);
 }
 
 }  // namespace mls

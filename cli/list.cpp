@@ -8,7 +8,6 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
 
 namespace mls {
@@ -99,17 +98,6 @@ const std::vector<Kind>& kinds() {
 int usage(const std::string& msg) {
   std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
   return info(ErrorKind::usage).exit_code;
-}
-
-// The entries' names, from the list's declaration in the stdlib (`let accelerators = [H100, ...]`).
-std::vector<std::string> entry_names(const Program& p, const std::string& list) {
-  std::vector<std::string> out;
-  for (const auto& g : p.globals) {
-    if (sym_name(g.name) != list || !g.stdlib || !g.stmt || !g.stmt->value) continue;
-    for (const auto& e : g.stmt->value->kids)
-      if (e->kind == EK::name) out.push_back(sym_name(e->name));
-  }
-  return out;
 }
 
 std::string cell_text(const Value& v) {
@@ -229,9 +217,9 @@ int cmd_list(const Args& a) {
     return usage("no catalogue kind '" + want + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
                  "; kinds: accelerators, systems, fabrics, links, models, grids");
   }
-  Session s;
-  if (!s.prog.load_prelude()) return report(s);
-  const std::vector<std::string> ids = entry_names(s.prog, kind->name);
+  Scenario s;
+  if (!s.load_prelude()) return report(s);
+  const std::vector<std::string> ids = s.list_entries(kind->name);
   // The generated scenario: the stdlib list zipped with its entries' names; --where on a line of
   // its own, so that an error in it is shown with its own caret.
   std::string src = "sweep list over (id, it) in zip([";
@@ -242,13 +230,13 @@ int cmd_list(const Args& a) {
   for (std::size_t c = 0; c < kind->cols.size(); ++c)
     src += std::string(c ? ", " : "") + kind->cols[c].key + " = " + kind->cols[c].expr;
   src += "\n}\n";
-  Session run;
-  if (!prepare(run, "<list>", src)) return report(run);
+  Scenario table;
+  if (!table.prepare("<list>", src)) return report(table);
   Selection sel = selection_of(a);
   RunOptions opt = a.run;
   opt.progress = false;
-  auto r = execute(run, sel, opt);
-  if (!r || run.prog.diags.has_errors() || r->tables.size() != 1) return report(run);
+  const auto r = table.run(sel, opt);
+  if (!r || table.diagnostics().has_errors() || r->tables.size() != 1) return report(table);
   std::vector<std::string> row_ids;
   std::vector<std::vector<Value>> rows;
   for (const Row& row : r->tables[0].rows) {

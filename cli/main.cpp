@@ -372,22 +372,29 @@ int emit(const Args& a, const std::string& text) {
   return 0;
 }
 
-int refuse_output_over_input(const Args& a, const Program& p) {
+int refuse_output_over_input(const Args& a, const Sources& src) {
   std::vector<std::string> inputs;
-  for (std::size_t i = 0; i < p.sources.size(); ++i) {
-    const SourceFile& f = p.sources.get(static_cast<FileId>(i));
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const SourceFile& f = src.get(static_cast<FileId>(i));
     if (!f.is_stdlib && !f.name.empty() && f.name[0] != '<') inputs.push_back(f.name);
   }
   const std::string msg = same_file_as_input(a.out, inputs);
   return msg.empty() ? 0 : usage_error(msg);
 }
 
-int report(Session& s) {
-  const std::string text = render_all(s.prog.sources, s.prog.diags);
+namespace {
+
+int report_diagnostics(const Sources& src, const Diagnostics& diags) {
+  const std::string text = render_all(src, diags);
   std::fwrite(text.data(), 1, text.size(), stderr);
-  const int code = s.prog.diags.exit_code();
+  const int code = diags.exit_code();
   return code == 0 ? 70 : code;
 }
+
+}  // namespace
+
+int report(Session& s) { return report_diagnostics(s.prog.sources, s.prog.diags); }
+int report(const Scenario& s) { return report_diagnostics(s.sources(), s.diagnostics()); }
 
 Selection selection_of(const Args& a) {
   Selection sel;
@@ -435,7 +442,7 @@ int cmd_run(const Args& a) {
   Session s;
   const std::string& file = a.positional[1];
   if (!prepare(s, file)) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
+  if (const int rc = refuse_output_over_input(a, s.prog.sources)) return rc;
   if (const int rc = check_table(a, s.prog)) return rc;
   auto cfg = configure(s.prog, s.ck, selection_of(a));
   if (!cfg || s.prog.diags.has_errors()) return report(s);

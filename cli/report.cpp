@@ -26,33 +26,22 @@ std::string selection_text(const Args& a) {
 }
 
 // Prepares, configures and runs FILE collected; nullopt after reporting (rc set).
-std::optional<RunResult> collected_run(const Args& a, Session& s, const std::string& file, int& rc,
-                                       std::optional<Config>* cfg_out = nullptr) {
-  if (!prepare(s, file)) {
+std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::string& file, int& rc) {
+  if (!s.prepare(file)) {
     rc = report(s);
     return std::nullopt;
   }
-  if ((rc = refuse_output_over_input(a, s.prog))) return std::nullopt;
-  auto cfg = configure(s.prog, s.ck, selection_of(a));
-  if (!cfg || s.prog.diags.has_errors()) {
-    rc = report(s);
-    return std::nullopt;
-  }
-  try {
-    auto run = run_program(s.prog, s.ck, *cfg, a.run);
-    if (cfg_out) *cfg_out = std::move(cfg);
-    return run;
-  } catch (DiagnosticError& e) {
-    s.prog.diags.add(std::move(e.diag));
-    rc = report(s);
-    return std::nullopt;
-  }
+  if ((rc = refuse_output_over_input(a, s.sources()))) return std::nullopt;
+  std::optional<RunResult> run;
+  if (s.configure(selection_of(a))) run = s.run(a.run);
+  if (!run) rc = report(s);
+  return run;
 }
 
 // The page or chart, within --max-output (limit.output otherwise), written with emit().
-int write_capped(const Args& a, Session& s, const std::string& text) {
+int write_capped(const Args& a, Scenario& s, const std::string& text) {
   if (text.size() > a.max_output) {
-    s.prog.diags.add(output_limit_exceeded(a.max_output));
+    s.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
   return emit(a, text);
@@ -108,21 +97,17 @@ int cmd_report(const Args& a) {
   if (a.presets.size() > 1) return usage_error("report takes one --preset");
   Args with_points = a;
   with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
-  Session s;
+  Scenario s;
   int rc = 0;
-  std::optional<Config> cfg;
-  const auto run = collected_run(with_points, s, a.positional[1], rc, &cfg);
+  const auto run = collected_run(with_points, s, a.positional[1], rc);
   if (!run) return rc;
   ReportInfo info{a.positional[1], selection_text(a), {}};
-  try {
-    for (const auto& name : a.sensitivity)
-      info.sensitivity.push_back(
-          tornado_of(sensitivity(s, selection_of(a), *cfg, *run, name, a.run), std::min<std::size_t>(a.top, 20)));
-  } catch (DiagnosticError& e) {
-    s.prog.diags.add(std::move(e.diag));
-    return report(s);
+  for (const auto& name : a.sensitivity) {
+    const auto sens = s.sensitivity(selection_of(a), *run, name, a.run);
+    if (!sens) return report(s);
+    info.sensitivity.push_back(tornado_of(*sens, std::min<std::size_t>(a.top, 20)));
   }
-  return write_capped(a, s, report_html(s.prog, *run, info));
+  return write_capped(a, s, s.report_html(*run, info));
 }
 
 int cmd_plot(const Args& a) {
@@ -138,7 +123,7 @@ int cmd_plot(const Args& a) {
     return usage_error("plot --format must be text, svg or png, got '" + a.format + "'");
   if (format == "png" && a.out.empty())
     return usage_error("plot --format png writes a binary image: give --out FILE.png");
-  Session s;
+  Scenario s;
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
   if (!run) return rc;
@@ -149,8 +134,8 @@ int cmd_plot(const Args& a) {
     const auto png = svg_to_png(chart_svg(c), 2.0, why);
     if (!png) return io_error(why);
     return write_capped(a, s, *png);
-  } catch (DiagnosticError& e) {
-    s.prog.diags.add(std::move(e.diag));
+  } catch (DiagnosticError& e) {  // no such table or column (report/chart)
+    s.add(std::move(e.diag));
     return report(s);
   }
 }

@@ -20,20 +20,15 @@ int cmd_sensitivity(const Args& a) {
   if (a.format != "text" && a.format != "json")
     return usage("sensitivity prints text or json, got --format " + a.format);
   if (a.presets.size() > 1) return usage("sensitivity takes one --preset");
-  Session s;
-  if (!prepare(s, a.positional[1])) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.prog)) return rc;
+  Scenario s;
+  if (!s.prepare(a.positional[1])) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
   const Selection sel = selection_of(a);
-  std::optional<Config> cfg;
-  auto r = execute(s, sel, a.run, &cfg);
+  const auto r = s.run(sel, a.run);
   if (!r) return report(s);
-  try {
-    const Sensitivity sens = sensitivity(s, sel, *cfg, *r, a.positional[2], a.run);
-    return emit(a, a.format == "json" ? format_sensitivity_json(sens, a.top) : format_sensitivity_text(sens, a.top));
-  } catch (DiagnosticError& e) {
-    s.prog.diags.add(std::move(e.diag));
-    return report(s);
-  }
+  const auto sens = s.sensitivity(sel, *r, a.positional[2], a.run);
+  if (!sens) return report(s);
+  return emit(a, a.format == "json" ? format_sensitivity_json(*sens, a.top) : format_sensitivity_text(*sens, a.top));
 }
 
 }  // namespace mls

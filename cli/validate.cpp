@@ -10,7 +10,6 @@
 #include <set>
 
 #include "commands.hpp"
-#include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
 
 namespace mls {
@@ -127,8 +126,8 @@ struct Evaluated {
 };
 
 // Runs the generated scenario under `sel`: the cases (first two tables) and the calibration names.
-std::optional<Evaluated> evaluate(Session& s, const Selection& sel, const RunOptions& opt) {
-  auto r = execute(s, sel, opt);
+std::optional<Evaluated> evaluate(Scenario& s, const Selection& sel, const RunOptions& opt) {
+  auto r = s.run(sel, opt);
   if (!r || r->tables.size() != 3) return std::nullopt;
   std::vector<Case> cases;
   std::vector<const Row*> rows;
@@ -163,14 +162,12 @@ std::optional<Evaluated> evaluate(Session& s, const Selection& sel, const RunOpt
 
 // The assumptions that move each case most: conventions in its provenance switched to every other
 // choice, calibration constants (the stdlib's list) moved by +10 %.
-bool attribute(Session& s, const Selection& base, const RunOptions& opt, std::vector<Case>& cases,
+bool attribute(Scenario& s, const Selection& base, const RunOptions& opt, std::vector<Case>& cases,
                const std::vector<std::string>& calibration) {
   std::map<std::string, std::string> conventions;  // name -> current choice
   std::map<std::string, std::string> values;       // calibration name -> its literal text
   for (const auto& c : cases)
-    for (AtomId a : s.prog.deps.atoms(c.deps)) {
-      if (!s.prog.deps.is_assumption(a)) continue;
-      const Assumption& as = s.prog.deps.assumption(a);
+    for (const Assumption& as : s.assumptions_in(c.deps)) {
       if (as.kind == AssumptionKind::convention) conventions[as.name] = as.value;
       if (std::find(calibration.begin(), calibration.end(), as.name) != calibration.end()) values[as.name] = as.value;
     }
@@ -184,15 +181,11 @@ bool attribute(Session& s, const Selection& base, const RunOptions& opt, std::ve
     return true;
   };
   for (const auto& [name, choice] : conventions) {
-    const ConventionDef* def = nullptr;
-    for (const auto& c : s.prog.conventions)
-      if (sym_name(c.name) == name) def = &c;
-    if (!def) continue;
-    for (const auto& ch : def->stmt->choices) {
-      if (sym_name(ch.name) == choice) continue;
+    for (const auto& other : s.convention_choices(name)) {
+      if (other == choice) continue;
       Selection sel = base;
-      sel.uses.emplace_back(name, sym_name(ch.name));
-      if (!apply(sel, name + " = " + sym_name(ch.name))) return false;
+      sel.uses.emplace_back(name, other);
+      if (!apply(sel, name + " = " + other)) return false;
     }
   }
   for (const auto& [name, text] : values) {
@@ -360,14 +353,14 @@ int cmd_validate(const Args& a) {
   if (a.format != "text" && a.format != "json" && a.format != "md")
     return usage("--format must be text, json or md, got '" + a.format + "'");
   if (a.presets.size() > 1) return usage("validate takes one --preset");
-  Session s;
-  if (!prepare(s, "<validate>", std::string(kScenario))) return report(s);
+  Scenario s;
+  if (!s.prepare("<validate>", std::string(kScenario))) return report(s);
   Selection sel = selection_of(a);
   sel.validation_summaries = false;  // the cases are what is being measured here
   RunOptions opt = a.run;
   opt.progress = false;
   auto first = evaluate(s, sel, opt);
-  if (!first || s.prog.diags.has_errors()) return report(s);
+  if (!first || s.diagnostics().has_errors()) return report(s);
   std::vector<Case>& cases = first->cases;
   if (!attribute(s, sel, opt, cases, first->calibration)) return report(s);
   const auto sums = summarize(cases);

@@ -12,11 +12,18 @@ A second table (header `| facade header | offers |`) lists the headers of the to
 layer (tooling) that front ends may include; cli may include no other header of that layer (the
 facade's internals, which hand out the Program, the Checker and the tree walks).
 
+A third table (header `| still on the driver | uses |`) lists the front-end files that still hold
+the driver's `Session` and reach the `Program` and `Checker` inside it (issue #20's work left).
+Every other front-end file may not name them (`Session`, `Program`, `Checker`, `.prog`, `.ck` in
+code, comments aside): it goes through the facade. A listed file that no longer names them must
+leave the table, so the list only shrinks.
+
 The check proves itself in the same run: for every layer with one above it, it plants an include
 of the upper layer's header into a copy of a lower layer's file (and one "../" include) and fails
 unless each planted include is reported at its file and line; likewise for an include of every
 earlier layer a row does not list (cli may not skip the facade into semantics or runtime), and
-for an internal header of the facade's layer planted into a front-end file.
+for an internal header of the facade's layer planted into a front-end file, and for a `Session`
+planted into a front-end file the driver table does not list.
 
 Usage: check_layers.py REPO_ROOT
 """
@@ -51,21 +58,56 @@ def parse_table(text):
     return layers
 
 
-def parse_facade(text):
-    """The facade table: header paths front ends may include from the layer they sit on."""
+def first_column(text, header):
+    """The first cells (paths, backquotes removed) of the README table whose header is `header`."""
     lines = text.splitlines()
     for i, line in enumerate(lines):
         cells = [c.strip().lower() for c in line.strip().strip("|").split("|")]
-        if cells == ["facade header", "offers"]:
+        if cells == header:
             break
     else:
-        raise ValueError("%s has no table with the header | facade header | offers |" % README)
-    headers = []
+        raise ValueError("%s has no table with the header | %s |" % (README, " | ".join(header)))
+    paths = []
     for line in lines[i + 2:]:
         if not line.strip().startswith("|"):
             break
-        headers.append(line.strip().strip("|").split("|")[0].strip().strip("`"))
-    return headers
+        paths.append(line.strip().strip("|").split("|")[0].strip().strip("`"))
+    return paths
+
+
+def parse_facade(text):
+    """The facade table: header paths front ends may include from the layer they sit on."""
+    return first_column(text, ["facade header", "offers"])
+
+
+def parse_on_driver(text):
+    """The front-end files still allowed to hold the driver's Session, Program and Checker."""
+    return first_column(text, ["still on the driver", "uses"])
+
+
+DRIVER_WORDS = re.compile(r"\b(Session|Program|Checker)\b|\.(prog|ck)\b")
+
+
+def driver_problems(files, layers, on_driver):
+    """Front-end files off the driver table that name its types; listed files that no longer do."""
+    problems = []
+    folder = layers[-1][1]
+    for path in sorted(p for p in files if p.startswith(folder)):
+        hits = []
+        for n, line in enumerate(files[path].splitlines(), 1):
+            code = re.sub(r'"(\\.|[^"\\])*"', '""', line).split("//")[0]
+            if DRIVER_WORDS.search(code):
+                hits.append(n)
+        if path in on_driver and not hits:
+            problems.append("%s: names no Session, Program or Checker any more: take it off the "
+                            "| still on the driver | table (%s)" % (path, README))
+        elif path not in on_driver:
+            problems += ["%s:%d: names the driver's Session, Program or Checker; front ends go through the "
+                         "facade (or list the file in | still on the driver |, %s)" % (path, n, README) for n in hits]
+    for path in on_driver:
+        if path not in files:
+            problems.append("%s: %s is listed as still on the driver but does not exist" % (README, path))
+    return problems
 
 
 def table_problems(layers):
@@ -137,7 +179,7 @@ def load(root):
     return files
 
 
-def self_test(files, layers, facade):
+def self_test(files, layers, facade, on_driver=()):
     """Plants upward includes into copies of the tree; returns what the check failed to catch."""
     missed = []
 
@@ -177,6 +219,18 @@ def self_test(files, layers, facade):
         pairs += 1
     else:
         missed.append("self-test: no internal header of layer %s to plant" % layers[-2][0])
+    # A front-end file off the driver table that holds a Session.
+    folder = layers[-1][1]
+    off = sorted(p for p in files if p.startswith(folder) and p.endswith(".cpp") and p not in on_driver)
+    if off:
+        tree = dict(files)
+        line = len(tree[off[0]].splitlines()) + 1
+        tree[off[0]] = tree[off[0]].rstrip("\n") + "\nSession planted;  // Program\n"
+        if not any(p.startswith("%s:%d:" % (off[0], line)) for p in driver_problems(tree, layers, on_driver)):
+            missed.append("%s:%d: a planted Session was not reported" % (off[0], line))
+        pairs += 1
+    else:
+        missed.append("self-test: every front-end file is on the driver table; nothing to plant into")
     # A relative include reaching across folders, and the same upward edge written into the table.
     src = first(layers[1][1], ".cpp")
     if src:
@@ -194,7 +248,7 @@ def main():
     root = sys.argv[1]
     with open(os.path.join(root, README), encoding="utf-8") as f:
         text = f.read()
-    layers, facade = parse_table(text), parse_facade(text)
+    layers, facade, on_driver = parse_table(text), parse_facade(text), parse_on_driver(text)
     problems = table_problems(layers)
     if len(layers) < 2:
         problems.append("%s: the layer table has %d rows" % (README, len(layers)))
@@ -203,8 +257,9 @@ def main():
         if h not in files:
             problems.append("%s: facade header %s does not exist" % (README, h))
     found, count = check(files, layers, facade)
+    found += driver_problems(files, layers, on_driver)
     problems += found
-    missed, pairs = self_test(files, layers, facade) if len(layers) >= 2 else ([], 0)
+    missed, pairs = self_test(files, layers, facade, on_driver) if len(layers) >= 2 else ([], 0)
     for p in problems + missed:
         print(p)
     print("%d includes in %d files against %d layers: %d violations; self-test: %d layer boundaries, %d missed" %

@@ -1,0 +1,127 @@
+// scenario.cpp — Scenario over a driver Session: the phases, and the questions asked after a run
+// with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
+#include "scenario.hpp"
+
+#include "diff_shares.hpp"
+#include "driver.hpp"
+#include "explain.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/report/report.hpp"
+#include "interpreter/results/diff.hpp"
+#include "listing.hpp"
+#include "sensitivity.hpp"
+
+namespace mls {
+
+struct Scenario::Impl {
+  Session s;
+  std::optional<Config> cfg;  // of the last successful run
+
+  // `ask()`, or nullopt with its DiagnosticError (or a missing run) added to the diagnostics.
+  template <class F>
+  auto answer(F ask) -> std::optional<decltype(ask())> {
+    if (!cfg) {
+      s.prog.diags.add(make_diagnostic(ErrorKind::internal, Span{}, "asked about a result before a successful run"));
+      return std::nullopt;
+    }
+    try {
+      return ask();
+    } catch (DiagnosticError& e) {
+      s.prog.diags.add(std::move(e.diag));
+      return std::nullopt;
+    }
+  }
+};
+
+Scenario::Scenario() : impl_(std::make_unique<Impl>()) {}
+Scenario::~Scenario() = default;
+
+bool Scenario::load_prelude() { return impl_->s.prog.load_prelude(); }
+
+bool Scenario::prepare(const std::string& path, const std::optional<std::string>& text) {
+  return mls::prepare(impl_->s, path, text);
+}
+
+std::optional<RunResult> Scenario::run(const Selection& sel, const RunOptions& opt) {
+  impl_->cfg.reset();
+  return execute(impl_->s, sel, opt, &impl_->cfg);
+}
+
+bool Scenario::configure(const Selection& sel) {
+  Session& s = impl_->s;
+  impl_->cfg = mls::configure(s.prog, s.ck, sel);
+  if (impl_->cfg && !s.prog.diags.has_errors()) return true;
+  impl_->cfg.reset();
+  return false;
+}
+
+std::optional<RunResult> Scenario::run(const RunOptions& opt) {
+  return impl_->answer([&] { return run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt); });
+}
+
+std::optional<Explanation> Scenario::explain(const RunResult& r, const std::string& name, const RunOptions& opt) {
+  return impl_->answer([&] { return mls::explain(impl_->s.prog, impl_->s.ck, *impl_->cfg, r, name, opt); });
+}
+
+std::optional<Sensitivity> Scenario::sensitivity(const Selection& sel, const RunResult& r, const std::string& name,
+                                                 const RunOptions& opt) {
+  return impl_->answer([&] { return mls::sensitivity(impl_->s, sel, *impl_->cfg, r, name, opt); });
+}
+
+bool Scenario::split_changes(const Selection& sel, const RunResult& r, const RunOptions& opt, DiffReport& d) {
+  return impl_
+      ->answer([&] {
+        mls::split_changes(impl_->s, sel, r, opt, d);
+        return true;
+      })
+      .has_value();
+}
+
+std::string Scenario::report_html(const RunResult& r, const ReportInfo& info) {
+  return mls::report_html(impl_->s.prog, r, info);
+}
+
+DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
+  auto side = [](const ComparedSide& c) {
+    Scenario::Impl& in = *c.scenario->impl_;
+    return DiffSide{&in.s.prog, in.cfg ? &*in.cfg : nullptr, c.run, c.file, c.label};
+  };
+  return diff_runs(side(left), side(right));
+}
+
+std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
+  const Deps& deps = impl_->s.prog.deps;
+  std::vector<Assumption> out;
+  for (AtomId a : deps.atoms(d))
+    if (deps.is_assumption(a)) out.push_back(deps.assumption(a));
+  return out;
+}
+
+std::vector<std::string> Scenario::convention_choices(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& c : impl_->s.prog.conventions)
+    if (sym_name(c.name) == name) {
+      out.clear();  // the last declaration of the name, as a lookup by name would find
+      for (const auto& ch : c.stmt->choices) out.push_back(sym_name(ch.name));
+    }
+  return out;
+}
+
+std::string Scenario::conventions_listing() const { return mls::conventions_listing(impl_->s.prog); }
+std::string Scenario::presets_listing() const { return mls::presets_listing(impl_->s.prog); }
+
+std::vector<std::string> Scenario::list_entries(const std::string& list) const {
+  std::vector<std::string> out;
+  for (const auto& g : impl_->s.prog.globals) {
+    if (sym_name(g.name) != list || !g.stdlib || !g.stmt || !g.stmt->value) continue;
+    for (const auto& e : g.stmt->value->kids)
+      if (e->kind == EK::name) out.push_back(sym_name(e->name));
+  }
+  return out;
+}
+
+void Scenario::add(Diagnostic d) { impl_->s.prog.diags.add(std::move(d)); }
+const Diagnostics& Scenario::diagnostics() const { return impl_->s.prog.diags; }
+const Sources& Scenario::sources() const { return impl_->s.prog.sources; }
+
+}  // namespace mls
