@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace mls::small {
 
@@ -28,45 +29,31 @@ inline bool exact_double(std::int64_t n, std::int64_t q) {
   return n <= k && n >= -k && q <= k;
 }
 
-inline int ctz128(u128 v) {
+inline int ctz(std::uint64_t v) { return __builtin_ctzll(v); }
+inline int ctz(u128 v) {
   const auto lo = static_cast<std::uint64_t>(v);
   return lo != 0 ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(static_cast<std::uint64_t>(v >> 64));
 }
 
-// Binary gcd (shifts and subtractions: no 128-bit division), in 64 bits when the operands fit.
-inline std::uint64_t gcd64(std::uint64_t a, std::uint64_t b) {
+// Binary gcd (shifts and subtractions: no division), for U = std::uint64_t or u128.
+template <typename U>
+U binary_gcd(U a, U b) {
   if (a == 0) return b;
   if (b == 0) return a;
-  const int k = __builtin_ctzll(a | b);
-  a >>= __builtin_ctzll(a);
+  const int k = ctz(a | b);
+  a >>= ctz(a);
   while (b != 0) {
-    b >>= __builtin_ctzll(b);
-    if (a > b) {
-      const std::uint64_t t = a;
-      a = b;
-      b = t;
-    }
+    b >>= ctz(b);
+    if (a > b) std::swap(a, b);
     b -= a;
   }
   return a << k;
 }
 
+// In 64 bits when the operands fit: each step is several times cheaper than in 128.
 inline u128 gcd128(u128 a, u128 b) {
-  if ((a >> 64) == 0 && (b >> 64) == 0) return gcd64(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b));
-  if (a == 0) return b;
-  if (b == 0) return a;
-  const int k = ctz128(a | b);
-  a >>= ctz128(a);
-  while (b != 0) {
-    b >>= ctz128(b);
-    if (a > b) {
-      const u128 t = a;
-      a = b;
-      b = t;
-    }
-    b -= a;
-  }
-  return a << k;
+  if (((a | b) >> 64) == 0) return binary_gcd(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b));
+  return binary_gcd(a, b);
 }
 
 // n/q (q != 0, |n|, |q| < 2^127) reduced to canonical form, if it fits.
