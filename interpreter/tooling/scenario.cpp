@@ -98,12 +98,11 @@ std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
 }
 
 std::vector<std::string> Scenario::convention_choices(const std::string& name) const {
+  const Program& p = impl_->s.prog;
+  const int ci = p.convention_index(intern(name));
   std::vector<std::string> out;
-  for (const auto& c : impl_->s.prog.conventions)
-    if (sym_name(c.name) == name) {
-      out.clear();  // the last declaration of the name, as a lookup by name would find
-      for (const auto& ch : c.stmt->choices) out.push_back(sym_name(ch.name));
-    }
+  if (ci < 0) return out;
+  for (const auto& ch : p.conventions[static_cast<std::size_t>(ci)].stmt->choices) out.push_back(sym_name(ch.name));
   return out;
 }
 
