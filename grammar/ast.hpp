@@ -2,6 +2,7 @@
 // Plain structs: the parser fills the syntax, the resolver fills `ref`/`slot`/`site`.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -68,6 +69,19 @@ struct Ref {
 struct Expr;
 using ExprP = std::unique_ptr<Expr>;
 
+// Where the evaluator last found a field access's name in its record (records of one shape
+// reach a node again and again). Relaxed atomic: sweep workers share the tree; a stale or
+// foreign hint is only a miss, checked before use. Copies like a plain number.
+struct FieldHint {
+  std::atomic<std::uint32_t> at{0};
+  FieldHint() = default;
+  FieldHint(const FieldHint& o) : at(o.at.load(std::memory_order_relaxed)) {}
+  FieldHint& operator=(const FieldHint& o) {
+    at.store(o.at.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    return *this;
+  }
+};
+
 struct RecordItem {
   bool is_let = false;  // `let x = ...` inside a record: visible to later items, not a field
   Sym name = kNoSym;
@@ -128,7 +142,8 @@ struct Expr {
   std::int32_t call_atom = -1;  // native call's own atom: "approx" (may approximate) or note()'s "note"
   Num si;                       // number literal scaled to base units (set by the checker)
   bool si_ready = false;
-  std::uint32_t depth = 1;  // height of this subtree; the parser keeps it <= kMaxExprDepth
+  std::uint32_t depth = 1;     // height of this subtree; the parser keeps it <= kMaxExprDepth
+  mutable FieldHint field_at;  // field: the evaluator's hint (eval.cpp)
 };
 
 // Calls f on each direct sub-expression of e (operands, record and `with` values, arguments,

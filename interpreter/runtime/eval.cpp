@@ -22,6 +22,37 @@ thread_local int t_eval_depth = 0;
 thread_local std::uint64_t t_steps_left = UINT64_MAX;  // no budget outside a BudgetScope
 thread_local const Expr* t_current_call = nullptr;     // innermost user-function call
 
+// Frames of user-function calls, reused: a call leases one, its return gives it back cleared.
+thread_local std::vector<std::vector<Value>> t_frame_pool;
+struct FrameLease {
+  explicit FrameLease(std::size_t n) {
+    if (!t_frame_pool.empty()) {
+      frame = std::move(t_frame_pool.back());
+      t_frame_pool.pop_back();
+    }
+    frame.resize(n);
+  }
+  ~FrameLease() {
+    frame.clear();
+    if (t_frame_pool.size() < 256) t_frame_pool.push_back(std::move(frame));
+  }
+  FrameLease(const FrameLease&) = delete;
+  FrameLease& operator=(const FrameLease&) = delete;
+  std::vector<Value> frame;
+};
+
+// Lowest stack address at which stack_nearly_exhausted() said no on this thread: stacks grow
+// down, so anything above it is not nearly exhausted either (one compare per level instead of
+// a call).
+thread_local std::uintptr_t t_stack_ok_above = UINTPTR_MAX;
+bool stack_low() {
+  const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  if (sp >= t_stack_ok_above) return false;
+  if (stack_nearly_exhausted()) return true;
+  t_stack_ok_above = sp;
+  return false;
+}
+
 struct DepthGuard {
   DepthGuard() { ++t_eval_depth; }
   ~DepthGuard() { --t_eval_depth; }
@@ -45,6 +76,15 @@ void Evaluator::charge(std::uint64_t n, Span at) {
 }
 
 void Evaluator::step(Span at) {
+  // The common case inline: no Ctrl-C poll due and the budget not about to run out.
+  if ((t_steps_left & 0xFFF) != 0 && t_steps_left != 1) {
+    --t_steps_left;
+    return;
+  }
+  step_slow(at);
+}
+
+void Evaluator::step_slow(Span at) {
   // Ctrl-C is polled every 4096 steps (an atomic load per step would cost more than it saves).
   if ((t_steps_left & 0xFFF) == 0 && interrupt_requested()) throw_interrupted(at);
   if (--t_steps_left != 0) return;
@@ -367,6 +407,10 @@ Value Evaluator::prior(const Expr& e) {
 
 Value Evaluator::global(std::uint32_t g) {
   GlobalCache& c = cache(g);
+  // Computed already (the common case, every read after the first): its value never changes
+  // again, so no lock. A global this thread is computing is not ready yet, so the cycle check
+  // below has nothing to say about a ready one.
+  if (!tracer && c.ready.load(std::memory_order_acquire)) return c.value;
   const GlobalDef& gd = p_.globals[g];
   // Backstop for configure()'s cycle check (name.cycle): never wait on a lock this thread holds.
   for (const auto& ip : t_in_progress)
@@ -377,7 +421,7 @@ Value Evaluator::global(std::uint32_t g) {
   const InProgressScope in_progress(this, g);
   // Literal globals are assumptions, not steps of a formula: the tracer does not see them.
   const bool traced = tracer && !gd.literal;
-  if (c.ready) {
+  if (c.ready.load(std::memory_order_relaxed)) {
     if (traced) {
       tracer->enter_global(g, true);
       tracer->leave(c.value);
@@ -426,7 +470,7 @@ Value Evaluator::global(std::uint32_t g) {
     v = put(v, 1);
   }
   c.value = v;
-  c.ready = true;
+  c.ready.store(true, std::memory_order_release);
   if (traced) tracer->leave(v);
   return v;
 }
@@ -435,7 +479,7 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
   const DepthGuard nesting;
   // The count keeps results independent of the stack size; the stack check is the backstop
   // for threads that are not pipeline threads (a smaller stack than the count assumes).
-  if (t_eval_depth > kMaxEvalDepth || stack_nearly_exhausted())
+  if (t_eval_depth > kMaxEvalDepth || stack_low())
     fail(ErrorKind::runtime_depth, e.span,
          "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) +
              " levels (counting the bodies of called functions)",
@@ -500,11 +544,11 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
     }
     case EK::call: return call(e, slots, depth);
     case EK::field: {
-      Value r = eval(*e.kids[0], slots, depth);
-      if (r.k != Value::K::record) fail(ErrorKind::internal, e.span, "field of a non-record", 0);
-      const Value* f = r.rec().get(e.name);
-      if (!f) fail(ErrorKind::internal, e.span, "missing field '" + sym_name(e.name) + "'", 0);
-      return *f;
+      // A field of a named value (`cluster.fabric.bw`) is read in place, without copying the
+      // records on the way; anything else is evaluated first.
+      if (addressable(*e.kids[0])) return field_of(*place(*e.kids[0], slots), e);
+      const Value r = eval(*e.kids[0], slots, depth);
+      return field_of(r, e);
     }
     case EK::record: {
       RecordObj r;
@@ -533,6 +577,47 @@ Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
     case EK::convert: return eval(*e.kids[0], slots, depth);
   }
   fail(ErrorKind::internal, e.span, "unknown expression", 0);
+}
+
+// A local, a global or a field of one of those: what place() can point at. (Not a literal
+// that a `set` overrides: that is evaluated.)
+bool Evaluator::addressable(const Expr& e) const {
+  if (e.atom >= 0) return false;
+  if (e.kind == EK::field) return addressable(*e.kids[0]);
+  return e.kind == EK::name && !tracer &&
+         (e.ref.kind == RefKind::local || (e.ref.kind == RefKind::global && !e.ref.prior));
+}
+
+// The value an addressable expression names, in place: eval's checks and steps, no copy. A
+// global's cached value never changes once computed (global() computes it if need be).
+const Value* Evaluator::place(const Expr& e, Value* slots) {
+  const DepthGuard nesting;
+  if (t_eval_depth > kMaxEvalDepth || stack_low())
+    fail(ErrorKind::runtime_depth, e.span,
+         "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) +
+             " levels (counting the bodies of called functions)",
+         0);
+  step(e.span);
+  if (e.kind == EK::field) return &field_of(*place(*e.kids[0], slots), e);
+  if (e.ref.kind == RefKind::local) return &slots[e.ref.index];
+  GlobalCache& c = cache(e.ref.index);
+  if (!c.ready.load(std::memory_order_acquire)) (void)global(e.ref.index);
+  return &c.value;
+}
+
+// Field `e.name` of record `r` (field names are unique within a record: the checker refuses
+// a repeated one and natives build theirs from fixed lists).
+const Value& Evaluator::field_of(const Value& r, const Expr& e) {
+  if (r.k != Value::K::record) fail(ErrorKind::internal, e.span, "field of a non-record", 0);
+  const auto& fields = r.rec().fields;
+  const std::uint32_t at = e.field_at.at.load(std::memory_order_relaxed);
+  if (at < fields.size() && fields[at].first == e.name) return fields[at].second;
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].first == e.name) {
+      e.field_at.at.store(static_cast<std::uint32_t>(i), std::memory_order_relaxed);
+      return fields[i].second;
+    }
+  fail(ErrorKind::internal, e.span, "missing field '" + sym_name(e.name) + "'", 0);
 }
 
 Value Evaluator::with(const Expr& e, Value* slots, int depth) {
@@ -599,13 +684,29 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   if (depth >= kMaxCallDepth)
     fail(ErrorKind::runtime_depth, e.span, "calls nest deeper than " + std::to_string(kMaxCallDepth) + " levels", 0);
   const Stmt& decl = *p_.functions[e.ref.index].stmt;
-  std::vector<Value> frame(static_cast<std::size_t>(std::max(decl.nslots, 1)));
-  std::vector<bool> given(decl.params.size(), false);
-  const std::vector<std::size_t> params = argument_params(decl, e);
+  // The frame comes from this thread's pool (no allocation per call once it is warm); which
+  // parameters were passed is a bit mask (a vector beyond 64 parameters).
+  FrameLease lease(static_cast<std::size_t>(std::max(decl.nslots, 1)));
+  std::vector<Value>& frame = lease.frame;
+  const std::size_t nparams = decl.params.size();
+  std::uint64_t given_bits = 0;
+  std::vector<bool> given_many(nparams > 64 ? nparams : 0, false);
+  std::size_t positional = 0;
   for (std::size_t k = 0; k < e.args.size(); ++k) {
-    frame[static_cast<std::size_t>(decl.params[params[k]].slot)] = eval(*e.args[k].value, slots, depth);
-    given[params[k]] = true;
+    std::size_t p = 0;  // as argument_params: positional first, then by name
+    if (e.args[k].name == kNoSym) {
+      p = positional++;
+    } else {
+      for (std::size_t i = 0; i < nparams; ++i)
+        if (decl.params[i].name == e.args[k].name) p = i;
+    }
+    frame[static_cast<std::size_t>(decl.params[p].slot)] = eval(*e.args[k].value, slots, depth);
+    if (nparams > 64)
+      given_many[p] = true;
+    else
+      given_bits |= std::uint64_t{1} << p;
   }
+  auto given = [&](std::size_t i) { return nparams > 64 ? bool(given_many[i]) : ((given_bits >> i) & 1) != 0; };
   struct CallScope {
     const Expr* saved = t_current_call;
     explicit CallScope(const Expr* e) { t_current_call = e; }
@@ -615,8 +716,8 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
   } call_scope(&e);
   if (tracer) tracer->enter(decl, e);
   try {
-    for (std::size_t i = 0; i < decl.params.size(); ++i)
-      if (!given[i])
+    for (std::size_t i = 0; i < nparams; ++i)
+      if (!given(i))
         frame[static_cast<std::size_t>(decl.params[i].slot)] =
             eval(*decl.params[i].default_value, frame.data(), depth + 1);
     if (tracer) tracer->bound(decl, frame.data());

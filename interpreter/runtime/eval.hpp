@@ -105,9 +105,13 @@ class Evaluator {
   Value call_function(const Expr& e, Value* slots, int depth);
   Value match(const Expr& e, Value* slots, int depth);
   Value with(const Expr& e, Value* slots, int depth);
+  [[nodiscard]] bool addressable(const Expr& e) const;
+  const Value* place(const Expr& e, Value* slots);
+  const Value& field_of(const Value& r, const Expr& e);
   Value literal(const Expr& e);
   Value prior(const Expr& e);  // a `set` reading its target's previous value
   void step(Span at);          // one unit of the step budget
+  void step_slow(Span at);     // step() when Ctrl-C is due a poll or the budget runs out
   Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
 
   Program& p_;
@@ -115,7 +119,7 @@ class Evaluator {
   bool exact_;
   struct GlobalCache {
     std::mutex mu;
-    bool ready = false;
+    std::atomic<bool> ready{false};  // set (release) once `value` is final; read without the lock
     Value value;
   };
   // One per global of the program at construction, in blocks made on first use: a REPL session

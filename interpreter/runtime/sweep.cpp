@@ -38,6 +38,20 @@ struct PointOut {
   bool has_text = false;
 };
 
+// One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
+// does not support): the frame of its previous point and each body item's values as last
+// evaluated. An item whose sweep variables (read directly or through earlier `let`s) have not
+// changed since then is not evaluated again: its values are the same, because evaluation is a
+// pure function of the frame (globals and settings are fixed for the whole sweep).
+struct EvalRun {
+  std::vector<Value> slots;
+  std::vector<std::size_t> pick, last_pick;  // per binding: the element chosen (this and the previous point)
+  std::vector<std::uint64_t> stale;          // per body item: the bindings changed since it was evaluated
+  std::vector<std::uint64_t> cost;           // per body item: the evaluation steps it took
+  std::vector<std::uint8_t> valid;           // per body item: `values` hold its results
+  std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
+};
+
 class SweepRunner {
  public:
   SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
@@ -57,6 +71,7 @@ class SweepRunner {
     Evaluator ev(p_, cfg_, !fast);
     ev.max_steps = opt_.max_steps;
     const std::unique_ptr<fast::SweepProgram> prog = choose_engine(t, domains, ev, fast);
+    if (!prog) body_masks();
 
     // Once the table has begun, a sink that can format rows off its own thread says how; the
     // workers then format the rows of the chunks they compute next.
@@ -309,7 +324,8 @@ class SweepRunner {
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
     };
     auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
-                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, CellMemo& memo) {
+                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, CellMemo& memo,
+                       EvalRun& eval_run) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
       out.error.reset();
@@ -320,7 +336,7 @@ class SweepRunner {
           if (prog)
             point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
           else
-            out.outs[i - begin] = point(ev, domains, i, fast);
+            point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
         } catch (DiagnosticError& e) {
           // In a search a point that cannot be evaluated (an unstable queue, an error() of a
           // formula) is infeasible, as mlsysim's search skips it; its reason is counted.
@@ -350,10 +366,11 @@ class SweepRunner {
       fast::PointRun run;
       std::unordered_map<std::string, const std::vector<DepSet>*> sigs;
       CellMemo memo;  // of the one row format this sweep uses
+      EvalRun eval;   // the tree-walking path's previous point
     };
     ordered_parallel_map<Chunk, Scratch>(
         first_chunk, nchunks, threads,
-        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs, st.memo); },
+        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs, st.memo, st.eval); },
         [&](std::size_t c, Chunk& ch) {
           // The first failing point in enumeration order decides the error: deterministic.
           if (ch.error) fail(*ch.error);
@@ -694,6 +711,135 @@ class SweepRunner {
     return o;
   }
 
+  // Bit of binding b in the masks of point_reusing (the 64th binding and later share the last).
+  static std::uint64_t binding_bit(std::size_t b) { return std::uint64_t{1} << std::min<std::size_t>(b, 63); }
+
+  // Which bindings each body item depends on: the sweep variables it reads, directly or through
+  // the `let`s before it (slots are never reused within a statement, so a slot is one variable).
+  // A record's own items are computed inside the expression that reads them: they add nothing
+  // of their own. A slot read before anything is known to write it depends on everything.
+  void body_masks() {
+    const std::size_t n = static_cast<std::size_t>(std::max(s_.nslots, 1));
+    std::vector<std::uint64_t> slot(n, ~std::uint64_t{0});
+    for (std::size_t b = 0; b < s_.bindings.size(); ++b)
+      for (const int sl : s_.bindings[b].slots)
+        if (sl >= 0 && static_cast<std::size_t>(sl) < n) slot[static_cast<std::size_t>(sl)] = binding_bit(b);
+    item_mask_.assign(s_.body.size(), 0);
+    for (std::size_t i = 0; i < s_.body.size(); ++i) {
+      const BodyItem& item = s_.body[i];
+      std::uint64_t m = 0;
+      auto walk = [&](auto& self, const Expr& e) -> void {
+        if (e.kind == EK::record)
+          for (const auto& it : e.items)
+            if (it.slot >= 0 && static_cast<std::size_t>(it.slot) < n) slot[static_cast<std::size_t>(it.slot)] = 0;
+        if (e.kind == EK::name && e.ref.kind == RefKind::local)
+          m |= e.ref.index < n ? slot[e.ref.index] : ~std::uint64_t{0};
+        for_each_child(e, [&](const Expr& kid) { self(self, kid); });
+      };
+      for (const auto& x : item.exprs) walk(walk, *x);
+      for (const auto& sh : item.shows) walk(walk, *sh.expr);
+      item_mask_[i] = m;
+      if (item.kind == BK::let && item.slot >= 0 && static_cast<std::size_t>(item.slot) < n)
+        slot[static_cast<std::size_t>(item.slot)] = m;
+    }
+  }
+
+  // point(), incrementally: the same results, but a body item none of whose bindings changed
+  // since this worker last evaluated it gives the values it gave then (its evaluation steps
+  // are charged again, so the step budget runs out exactly where it would; when they would not
+  // fit, the item is evaluated, to fail as it would). Points arrive in enumeration order, so
+  // mostly only the innermost binding changed. `o` is refilled in place.
+  void point_reusing(Evaluator& ev, const Domains& domains, std::size_t index, bool fast, EvalRun& st, PointOut& o) {
+    const Evaluator::BudgetScope budget(ev);
+    o.filtered = false;
+    o.feasible = true;
+    o.cells.clear();
+    o.objectives.clear();
+    o.failed.clear();
+    o.failed_items.clear();
+    o.error.clear();
+    o.has_text = false;
+    key_of(domains, index, st.pick, o.key);
+    const std::size_t nbody = s_.body.size();
+    std::uint64_t changed = 0;
+    if (st.last_pick.size() != domains.size() || st.values.size() != nbody) {
+      st.slots.assign(static_cast<std::size_t>(std::max(s_.nslots, 1)), Value{});
+      st.stale.assign(nbody, 0);
+      st.cost.assign(nbody, 0);
+      st.valid.assign(nbody, 0);
+      st.values.assign(nbody, {});
+      changed = ~std::uint64_t{0};
+    } else {
+      for (std::size_t b = 0; b < domains.size(); ++b)
+        if (st.pick[b] != st.last_pick[b]) changed |= binding_bit(b);
+    }
+    std::swap(st.pick, st.last_pick);
+    Value* const slots = st.slots.data();
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < s_.bindings.size(); ++b) {
+      const Binding& bd = s_.bindings[b];
+      const bool moved = (changed & binding_bit(b)) != 0;
+      for (std::size_t j = 0; j < bd.slots.size(); ++j, ++k) {
+        if (!moved) continue;
+        Value& v = slots[static_cast<std::size_t>(bd.slots[j])];
+        v = o.key[k];
+        if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
+      }
+    }
+    const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
+    for (std::size_t i = 0; i < nbody; ++i) {
+      const BodyItem& item = s_.body[i];
+      if (item.kind == BK::top) continue;
+      st.stale[i] |= changed;
+      std::vector<Value>& vals = st.values[i];
+      if (st.valid[i] && (st.stale[i] & item_mask_[i]) == 0 && st.cost[i] < Evaluator::steps_left()) {
+        ev.charge(st.cost[i], item.span);
+      } else {
+        st.valid[i] = 0;
+        vals.clear();
+        const std::uint64_t before = Evaluator::steps_left();
+        // What point() evaluates: every condition of `subject` and objective of `pareto`, the
+        // one expression of the others.
+        const std::size_t nexprs = item.kind == BK::subject || item.kind == BK::pareto
+                                       ? item.exprs.size()
+                                       : std::min<std::size_t>(item.exprs.size(), 1);
+        for (std::size_t x = 0; x < nexprs; ++x) vals.push_back(ev.eval(*item.exprs[x], slots, 0));
+        for (const auto& sh : item.shows) {
+          vals.push_back(ev.eval(*sh.expr, slots, 0));
+          if (fast_deps) vals.back().deps = ev.unite(vals.back().deps, fast_deps);
+        }
+        st.cost[i] = before - Evaluator::steps_left();
+        st.stale[i] = 0;
+        st.valid[i] = 1;
+      }
+      switch (item.kind) {
+        case BK::let: slots[static_cast<std::size_t>(item.slot)] = vals[0]; break;
+        case BK::where:
+          if (!vals[0].b) {
+            o.filtered = true;
+            return;
+          }
+          break;
+        case BK::subject:
+          for (const auto& v : vals)
+            if (!v.b) o.feasible = false;
+          break;
+        case BK::show: o.cells.insert(o.cells.end(), vals.begin(), vals.end()); break;
+        case BK::assert_:
+          if (!vals[0].b) {
+            o.failed.push_back(failed_assert(item, domains, index));
+            o.failed_items.push_back(i);
+          }
+          break;
+        case BK::maximize:
+        case BK::minimize:
+        case BK::pareto: o.objectives.insert(o.objectives.end(), vals.begin(), vals.end()); break;
+        case BK::top: break;
+      }
+    }
+    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+  }
+
   // One point through the compiled program. Provenance comes from the signature cache; a new
   // signature is evaluated once by the tree-walker, which must agree bit for bit.
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog,
@@ -810,7 +956,8 @@ class SweepRunner {
   const Stmt& s_;
   bool has_subject_ = false;
   std::string fallback_reason_;
-  std::size_t key_width_ = 0;  // values per sweep point (zip bindings contribute several)
+  std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
+  std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
   std::mutex sig_mu_;
   std::mutex format_mu_;  // guards row_format_, set once by the consumer, read by the workers
   std::shared_ptr<const RowFormat> row_format_;

@@ -2,6 +2,7 @@
 #include "deps.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace mls {
 
@@ -101,7 +102,27 @@ const std::vector<AtomId>& Deps::atoms(DepSet s) const {
   return chunks_[s >> kChunkBits].load(std::memory_order_acquire)->sets[s & ((1u << kChunkBits) - 1)];
 }
 
-DepSet Deps::single(AtomId a) { return intern({a}); }
+DepSet Deps::single(AtomId a) {
+  // Per-thread memo by atom: evaluation asks for the same literal and branch atoms at every
+  // point, and interning takes a lock and a hash of a fresh vector. (Set 0 is the empty set:
+  // never the answer for an atom, so 0 marks "not known yet".)
+  struct Cache {
+    std::uint64_t generation = 0;
+    std::vector<DepSet> sets;
+  };
+  thread_local Cache cache;
+  if (cache.generation != generation_) {
+    cache.sets.clear();
+    cache.generation = generation_;
+  }
+  if (a < cache.sets.size() && cache.sets[a] != 0) return cache.sets[a];
+  const DepSet r = intern({a});
+  if (a < (1u << 24)) {
+    if (a >= cache.sets.size()) cache.sets.resize(std::max<std::size_t>(a + 1, 2 * cache.sets.size()), 0);
+    cache.sets[a] = r;
+  }
+  return r;
+}
 
 DepSet Deps::of(std::vector<AtomId> atoms) {
   std::sort(atoms.begin(), atoms.end());
@@ -114,18 +135,27 @@ DepSet Deps::unite(DepSet a, DepSet b) {
   if (a == 0) return b;
   if (a > b) std::swap(a, b);
   // Per-thread memo: sweeps repeat the same unions millions of times.
+  // In front of it, a direct-mapped table of recent unions (a key is never 0: a >= 1 here).
+  static constexpr std::size_t kRecent = 4096;
   struct Cache {
     std::uint64_t generation = 0;
     std::unordered_map<std::uint64_t, DepSet> map;
+    std::array<std::pair<std::uint64_t, DepSet>, kRecent> recent{};
   };
   thread_local Cache cache;
   if (cache.generation != generation_) {
     cache.map.clear();
+    cache.recent.fill({0, 0});
     cache.generation = generation_;
   }
   const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+  auto& slot = cache.recent[((key * 0x9E3779B97F4A7C15ull) >> 52) & (kRecent - 1)];
+  if (slot.first == key) return slot.second;
   auto it = cache.map.find(key);
-  if (it != cache.map.end()) return it->second;
+  if (it != cache.map.end()) {
+    slot = {key, it->second};
+    return it->second;
+  }
   const auto& x = atoms(a);
   const auto& y = atoms(b);
   std::vector<AtomId> out;
@@ -134,6 +164,7 @@ DepSet Deps::unite(DepSet a, DepSet b) {
   const DepSet r = intern(std::move(out));
   if (cache.map.size() > (1u << 20)) cache.map.clear();
   cache.map.emplace(key, r);
+  slot = {key, r};
   return r;
 }
 
