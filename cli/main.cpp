@@ -462,7 +462,7 @@ int cmd_run(const Args& a) {
     Writer w(out.file(), a.max_output);
     ShardWriter* shard = nullptr;
     auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard)
-                              : make_formatter(a.format, s.prog, w, file, format_options(a));
+                              : make_formatter(a.format, scope_of(s.prog), w, file, format_options(a));
     opt.shard_out = shard;
     AssertWatch watch(*sink, failed_assert, errors);
     run_program(s.prog, s.ck, *cfg, opt, watch);

@@ -608,7 +608,7 @@ int cmd_merge(const Args& a) {
   bool failed_assert = false;
   try {
     Writer w(out.file(), a.max_output);
-    auto sink = make_formatter(a.format, s.prog, w, h.file, format_options(a));
+    auto sink = make_formatter(a.format, scope_of(s.prog), w, h.file, format_options(a));
     auto watch = watch_asserts(*sink, failed_assert);
     run_program(s.prog, s.ck, *cfg, opt, *watch);
     reader.finish();

@@ -80,7 +80,7 @@ struct Page {
   }
 
   void result(const Shown& sh) {
-    const auto as = assumptions_of(p, sh.value.deps);
+    const auto as = assumptions_of(scope_of(p), sh.value.deps);
     note_validation(as, sh.name);
     const bool num = sh.value.k == Value::K::num;
     out += "<details class=\"result\"><summary><span class=\"name\">" + esc(sh.name) +
@@ -149,7 +149,7 @@ struct Page {
     // Assumptions once per column, grouping columns that share the same list (as text does).
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
-      auto as = assumptions_of(p, t.col_deps[c]);
+      auto as = assumptions_of(scope_of(p), t.col_deps[c]);
       if (as.empty()) continue;
       note_validation(as, t.name + "." + t.cols[c].name);
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });

@@ -172,9 +172,9 @@ bool is_changed(const AssumptionView& a) {
   return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
 }
 
-// The assumptions of `d` that `mode` lists; `hidden` counts the others.
-std::vector<AssumptionView> listed(const Program& p, DepSet d, FormatOptions::Assumptions mode, std::size_t& hidden) {
-  auto as = assumptions_of(p, d);
+// The assumptions of `as` that `mode` lists; `hidden` counts the others.
+std::vector<AssumptionView> listed(std::vector<AssumptionView> as, FormatOptions::Assumptions mode,
+                                   std::size_t& hidden) {
   if (mode == FormatOptions::Assumptions::all) return as;
   // A note changes what the number means: it is listed in every mode, `none` included.
   const auto keep = mode == FormatOptions::Assumptions::none
@@ -249,7 +249,7 @@ class TextRowFormat : public RowFormat {
 
 class TextSink : public RunSink, public RowTextSink {
  public:
-  TextSink(Program& p, Writer& w, std::string file, FormatOptions::Assumptions mode)
+  TextSink(const ResultScope& p, Writer& w, std::string file, FormatOptions::Assumptions mode)
       : p_(p), w_(w), file_(std::move(file)), mode_(mode) {
     w_.escape_controls = true;
   }
@@ -268,7 +268,7 @@ class TextSink : public RunSink, public RowTextSink {
     std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
     if (sh.spread) s += spread_text(*sh.spread, sh.display);
     std::size_t hidden = 0;
-    assumption_block(s, listed(p_, sh.value.deps, mode_, hidden), "    ");
+    assumption_block(s, listed(assumptions_of(p_, sh.value.deps), mode_, hidden), "    ");
     w_.put(s + hidden_line(hidden, mode_, "    "));
   }
   void table_begin(const Table& t) override {
@@ -310,11 +310,11 @@ class TextSink : public RunSink, public RowTextSink {
     if (t.search && t.row_count == 0) s += "  no feasible point (exit code 2)\n";
     // Assumptions once per column, grouping columns that share the same list.
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
-    DepSet all = 0;
+    std::vector<DepSet> all;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
-      all = p_.deps.unite(all, t.col_deps[c]);
+      all.push_back(t.col_deps[c]);
       std::size_t ignored = 0;
-      auto as = listed(p_, t.col_deps[c], mode_, ignored);
+      auto as = listed(assumptions_of(p_, t.col_deps[c]), mode_, ignored);
       if (as.empty()) continue;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
       if (it == groups.end())
@@ -330,7 +330,7 @@ class TextSink : public RunSink, public RowTextSink {
       assumption_block(s, as, "      ");
     }
     std::size_t hidden = 0;  // distinct over the table's columns
-    (void)listed(p_, all, mode_, hidden);
+    (void)listed(assumptions_of(p_, all), mode_, hidden);
     s += hidden_line(hidden, mode_, "  ");
     if (!t.notes.empty()) s += "  notes:\n";
     for (const auto& n : t.notes) s += "    row " + std::to_string(n.row + 1) + " (" + n.key + "): " + n.text + "\n";
@@ -371,7 +371,7 @@ class TextSink : public RunSink, public RowTextSink {
   }
   void line(const std::vector<std::string>& v) { w_.put(text_line(v, width_, right_)); }
 
-  Program& p_;
+  ResultScope p_;
   Writer& w_;
   std::string file_;
   FormatOptions::Assumptions mode_;
@@ -428,7 +428,7 @@ class JsonRowFormat : public RowFormat {
 
 class JsonSink : public RunSink, public RowTextSink {
  public:
-  JsonSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
+  JsonSink(const ResultScope& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {}
 
   void begin(const RunResult& h) override {
     std::string s = "{\n  \"mls\": " + json_string(kVersion) + ",\n  \"file\": " + json_string(file_) +
@@ -531,7 +531,7 @@ class JsonSink : public RunSink, public RowTextSink {
   }
 
  private:
-  Program& p_;
+  ResultScope p_;
   Writer& w_;
   std::string file_;
   std::vector<std::string> results_, errors_;
@@ -668,7 +668,9 @@ class MdRowFormat : public RowFormat {
 
 class MdSink : public RunSink, public RowTextSink {
  public:
-  MdSink(Program& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) { w_.escape_controls = true; }
+  MdSink(const ResultScope& p, Writer& w, std::string file) : p_(p), w_(w), file_(std::move(file)) {
+    w_.escape_controls = true;
+  }
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
   void result(const Shown& s) override {
     w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");
@@ -724,7 +726,7 @@ class MdSink : public RunSink, public RowTextSink {
   void end() override {}
 
  private:
-  Program& p_;
+  ResultScope p_;
   Writer& w_;
   std::string file_;
   bool first_ = true;
@@ -739,16 +741,8 @@ std::optional<FormatOptions::Assumptions> parse_assumptions(const std::string& s
   return std::nullopt;
 }
 
-std::vector<std::string> csv_table_names(const Program& p) {
-  std::vector<std::string> names;
-  for (const Stmt* s : p.main_stmts)
-    if (s->kind == SK::sweep || s->kind == SK::search) names.push_back(sym_name(s->name));
-  names.emplace_back(kShowTable);
-  return names;
-}
-
-std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out, const std::string& file,
-                                        const FormatOptions& opt) {
+std::unique_ptr<RunSink> make_formatter(const std::string& format, const ResultScope& p, Writer& out,
+                                        const std::string& file, const FormatOptions& opt) {
   if (format == "text") return std::make_unique<TextSink>(p, out, file, opt.assumptions);
   if (format == "json") return std::make_unique<JsonSink>(p, out, file);
   if (format == "csv") return std::make_unique<CsvSink>(out, opt.table);
@@ -756,12 +750,12 @@ std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, W
   return nullptr;
 }
 
-std::string format_table_text(Program& p, const Table& t) {
+std::string format_table_text(const ResultScope& p, const Table& t) {
   TableSlice all;
   return format_table_text(p, t, all);
 }
 
-std::string format_table_text(Program& p, const Table& t, TableSlice& slice) {
+std::string format_table_text(const ResultScope& p, const Table& t, TableSlice& slice) {
   std::string s;
   {
     Writer w(&s);
@@ -785,7 +779,8 @@ std::string format_table_text(Program& p, const Table& t, TableSlice& slice) {
   return s;
 }
 
-std::string format_result(const std::string& format, Program& p, const RunResult& r, const std::string& file) {
+std::string format_result(const std::string& format, const ResultScope& p, const RunResult& r,
+                          const std::string& file) {
   std::string s;
   Writer w(&s);
   auto sink = make_formatter(format, p, w, file);

@@ -61,14 +61,11 @@ struct FormatOptions {
 };
 
 // A formatter for `--format`: "text", "json", "csv" or "md" (nullptr otherwise).
-[[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, Program& p, Writer& out,
+[[nodiscard]] std::unique_ptr<RunSink> make_formatter(const std::string& format, const ResultScope& p, Writer& out,
                                                       const std::string& file, const FormatOptions& opt = {});
 
 // "none", "changed", "all" (nullopt otherwise).
 [[nodiscard]] std::optional<FormatOptions::Assumptions> parse_assumptions(const std::string& s);
-
-// The table names `--table` can select in a program: its sweeps and searches, then `show`.
-[[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
 
 // Which part of a collected table to print as text: a front end that shows a long table page
 // by page (the REPL caps the rows it prints) asks for rows [first, first + count) under the
@@ -85,11 +82,11 @@ struct TableSlice {
 };
 
 // One collected table (or the slice asked for) as the text format prints it.
-[[nodiscard]] std::string format_table_text(Program& p, const Table& t);
-[[nodiscard]] std::string format_table_text(Program& p, const Table& t, TableSlice& slice);
+[[nodiscard]] std::string format_table_text(const ResultScope& p, const Table& t);
+[[nodiscard]] std::string format_table_text(const ResultScope& p, const Table& t, TableSlice& slice);
 
 // Convenience: a collected result rendered to a string.
-[[nodiscard]] std::string format_result(const std::string& format, Program& p, const RunResult& r,
+[[nodiscard]] std::string format_result(const std::string& format, const ResultScope& p, const RunResult& r,
                                         const std::string& file);
 
 [[nodiscard]] std::string json_string(const std::string& s);

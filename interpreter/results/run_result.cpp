@@ -9,9 +9,13 @@
 #include <map>
 #include <tuple>
 
+#include "interpreter/semantics/program.hpp"
+
 namespace mls {
 
-Display display_for(const Program& p, const TypeP& t, double si) {
+ResultScope scope_of(const Program& p) { return {p.units, p.deps, p.sources}; }
+
+Display display_for(const ResultScope& p, const TypeP& t, double si) {
   Display d;
   if (!t || t->k != Type::K::num) return d;
   if (t->hint) {
@@ -50,7 +54,7 @@ void count_byte_units(std::string_view text, int& binary, int& decimal) {
 
 }  // namespace
 
-Display display_in_written_family(const Program& p, const Display& d, const TypeP& t, const Value& v) {
+Display display_in_written_family(const ResultScope& p, const Display& d, const TypeP& t, const Value& v) {
   if (!t || t->k != Type::K::num || t->hint || v.k != Value::K::num) return d;
   const auto byte = p.units.lookup_atom("B");
   if (!byte || !(t->dim == byte->dim)) return d;
@@ -123,16 +127,34 @@ bool AssumptionView::operator==(const AssumptionView& o) const {
   return kind == o.kind && name == o.name && value == o.value && at == o.at && via == o.via;
 }
 
-std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d) {
-  std::vector<AssumptionView> out;
+namespace {
+
+void append_views(const ResultScope& p, DepSet d, std::vector<AssumptionView>& out) {
   for (AtomId a : p.deps.atoms(d)) {
     if (!p.deps.is_assumption(a)) continue;
     const Assumption& as = p.deps.assumption(a);
     out.push_back({kind_name(as.kind), as.name, as.value, assumption_place(p.sources, as), as.via});
   }
+}
+
+std::vector<AssumptionView> sorted_unique(std::vector<AssumptionView> out) {
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<AssumptionView> assumptions_of(const ResultScope& p, DepSet d) {
+  std::vector<AssumptionView> out;
+  append_views(p, d, out);
+  return sorted_unique(std::move(out));
+}
+
+std::vector<AssumptionView> assumptions_of(const ResultScope& p, const std::vector<DepSet>& ds) {
+  std::vector<AssumptionView> out;
+  for (DepSet d : ds) append_views(p, d, out);
+  return sorted_unique(std::move(out));
 }
 
 }  // namespace mls

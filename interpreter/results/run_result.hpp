@@ -8,10 +8,23 @@
 #include <utility>
 #include <vector>
 
-#include "interpreter/semantics/program.hpp"
+#include "interpreter/semantics/types.hpp"
 #include "interpreter/semantics/value.hpp"
 
 namespace mls {
+
+class Program;
+
+// What the results layer reads of a prepared program, and nothing more: the unit table (display
+// units), the provenance atoms (the assumptions behind a value) and the sources (where each was
+// written). A view, not the Program, so that a front end can format a run without holding the
+// Program or the Checker (issue #20); it lives as long as the program it views.
+struct ResultScope {
+  const UnitTable& units;
+  const Deps& deps;
+  const Sources& sources;
+};
+[[nodiscard]] ResultScope scope_of(const Program& p);
 
 // How a number is displayed: unit text, base units per unit, optional rounding resolution.
 struct Display {
@@ -141,7 +154,7 @@ class RunSink {
 void replay(const RunResult& r, RunSink& sink);
 
 // Display for a value of a static type (hint, else a human unit for `si`).
-[[nodiscard]] Display display_for(const Program& p, const TypeP& t, double si);
+[[nodiscard]] Display display_for(const ResultScope& p, const TypeP& t, double si);
 // Number in display units (exact when possible), and its text.
 [[nodiscard]] Num in_unit(const Num& si, const Display& d);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
@@ -152,14 +165,16 @@ struct AssumptionView {
   bool operator==(const AssumptionView& o) const;
 };
 
-// The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated.
-[[nodiscard]] std::vector<AssumptionView> assumptions_of(const Program& p, DepSet d);
+// The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated; of several sets,
+// those of their union (read only: no union is interned).
+[[nodiscard]] std::vector<AssumptionView> assumptions_of(const ResultScope& p, DepSet d);
+[[nodiscard]] std::vector<AssumptionView> assumptions_of(const ResultScope& p, const std::vector<DepSet>& ds);
 
 // A display that keeps a number of bytes in the prefix family it was written in (issue #12):
 // when the value's type asks for no unit, it is a plain amount of bytes, and every byte
 // quantity among the assumptions it depends on was written with a binary prefix (`80 GiB`),
 // the binary unit of the same magnitude rule (85.9e9 B -> "80 GiB", not "85.9 GB"). Otherwise
 // `d` itself. The REPL shows answers this way; `mls run` keeps its documented decimal units.
-[[nodiscard]] Display display_in_written_family(const Program& p, const Display& d, const TypeP& t, const Value& v);
+[[nodiscard]] Display display_in_written_family(const ResultScope& p, const Display& d, const TypeP& t, const Value& v);
 
 }  // namespace mls

@@ -78,7 +78,7 @@ void expand_shown(const Program& p, const std::string& name, const Value& v, con
   s.name = name;
   s.value = v;
   s.type = t;
-  s.display = display_for(p, t, v.k == Value::K::num ? v.n.d : 0);
+  s.display = display_for(scope_of(p), t, v.k == Value::K::num ? v.n.d : 0);
   s.span = span;
   check_displayable(p, s.value, s.type, s.display, span);
   out.push_back(std::move(s));
@@ -223,7 +223,7 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
               const Value l = ev.eval_in(*it.expr->kids[0], s->nslots);
               const Value r = ev.eval_in(*it.expr->kids[1], s->nslots);
               auto side = [&](const Value& x, const Expr* e) {
-                const Display d = display_for(p, ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
+                const Display d = display_for(scope_of(p), ck.expr_type(e), x.k == Value::K::num ? x.n.d : 0);
                 std::string t = x.k == Value::K::num ? format_sig(in_unit(x.n, d), 10) : format_value(x, {});
                 return d.unit.empty() ? t : t + " " + d.unit;
               };
@@ -248,7 +248,7 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
             if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
             x.value = a.value;
             x.type = t;
-            x.display = display_for(p, t, a.value.n.d);
+            x.display = display_for(scope_of(p), t, a.value.n.d);
             // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
             const Expr& lo = *s->bindings.at(0).domains.at(0);
             if (lo.kind == EK::num && lo.unit)

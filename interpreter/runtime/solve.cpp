@@ -247,7 +247,7 @@ class Solver {
   // NAME's value in the unit it is displayed in.
   [[nodiscard]] std::string text(double si) const {
     if (out_.integer) return sig(si);
-    const Display d = display_for(ev_.program(), type_, si);
+    const Display d = display_for(scope_of(ev_.program()), type_, si);
     const std::string t = format_sig(in_unit(Num::of_double(si), d), 6);
     return d.unit.empty() ? t : t + " " + d.unit;
   }
@@ -257,7 +257,7 @@ class Solver {
   // A value of EXPR - TARGET in EXPR's display unit (base units when its type is not known).
   [[nodiscard]] std::string side_text(double si) const {
     if (!lhs_type_ || lhs_type_->k != Type::K::num) return sig(si) + " (base units)";
-    const Display d = display_for(ev_.program(), lhs_type_, si);
+    const Display d = display_for(scope_of(ev_.program()), lhs_type_, si);
     const std::string t = format_sig(in_unit(Num::of_double(si), d), 6);
     return d.unit.empty() ? t : t + " " + d.unit;
   }

@@ -70,7 +70,7 @@ class SweepRunner {
         for (const PointOut* o : sample)
           if (c < o->cells.size() && o->cells[c].k == Value::K::num)
             biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
-        t.cols[c].display = display_for(p_, t.cols[c].type, biggest);
+        t.cols[c].display = display_for(scope_of(p_), t.cols[c].type, biggest);
       }
       sink.table_begin(t);
       begun = true;
@@ -177,7 +177,7 @@ class SweepRunner {
           double biggest = 0;
           for (const auto& sp : t.points)
             if (j < sp.objectives.size()) biggest = std::max(biggest, std::abs(sp.objectives[j]));
-          t.objective_displays.push_back(display_for(p_, objective_types_[j], biggest));
+          t.objective_displays.push_back(display_for(scope_of(p_), objective_types_[j], biggest));
         }
       }
       if (pareto_) front_sort(best);

@@ -1,6 +1,8 @@
 // driver.cpp — running the phases.
 #include "driver.hpp"
 
+#include "grammar/symbols.hpp"
+#include "interpreter/results/format.hpp"
 #include "interpreter/semantics/stack.hpp"
 
 namespace mls {
@@ -34,6 +36,14 @@ std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOpti
     }
   });
   return result;
+}
+
+std::vector<std::string> csv_table_names(const Program& p) {
+  std::vector<std::string> names;
+  for (const Stmt* s : p.main_stmts)
+    if (s->kind == SK::sweep || s->kind == SK::search) names.push_back(sym_name(s->name));
+  names.emplace_back(kShowTable);
+  return names;
 }
 
 }  // namespace mls

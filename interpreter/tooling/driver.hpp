@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "interpreter/runtime/run.hpp"
 #include "interpreter/semantics/check.hpp"
@@ -24,5 +25,8 @@ struct Session {
 // Configures and runs; runtime errors are added to s.prog.diags and yield nullopt.
 [[nodiscard]] std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
                                                std::optional<Config>* cfg_out = nullptr);
+
+// The table names `--table` can select in a program: its sweeps and searches, then `show`.
+[[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
 
 }  // namespace mls

@@ -56,7 +56,7 @@ std::string value_text(const Program& p, const Value& v, const TypeP& t, const P
           return value_with_unit(v, d);
         }
       }
-      return value_with_unit(v, display_for(p, t, v.n.d));
+      return value_with_unit(v, display_for(scope_of(p), t, v.n.d));
     }
     case Value::K::boolean:
     case Value::K::str: return format_value(v, Display{});
@@ -303,7 +303,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
         ex.span = s.span;
         ex.display = s.display;
         ex.formula = compact_text(p.sources.slice(it.expr->span), 160);
-        ex.assumptions = assumptions_of(p, deep_deps(s.value, p.deps));
+        ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
         return finish(ex);
       }
     }
@@ -392,7 +392,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
     ex.formula = formula;
     ex.span = t.cols[c].span;
     ex.display = t.cols[c].display;
-    ex.assumptions = assumptions_of(p, cell.deps);
+    ex.assumptions = assumptions_of(scope_of(p), cell.deps);
     return finish(ex);
   }
 
@@ -415,7 +415,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   const GlobalDef& gd = p.globals[d->index];
   const TypeP gt = ck.global_type(d->index);
   // A parameter is shown in the unit it is written in (50000 h, not 2083 day).
-  Display gdisp = display_for(p, gt, 0);
+  Display gdisp = display_for(scope_of(p), gt, 0);
   bool written_unit = false;
   if (gt && gt->k == Type::K::num && !gt->hint && gd.stmt->value->kind == EK::num && gd.stmt->value->unit)
     if (auto u = ck.resolve_unit(*gd.stmt->value->unit, false)) {
@@ -428,7 +428,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   if (written_unit) tr.pref = {gt, gdisp};
   const Value v = ev.global(d->index);
   if (opt.value) *opt.value = v;
-  if (!written_unit) tr.pref = {gt, display_for(p, gt, v.k == Value::K::num ? v.n.d : 0)};
+  if (!written_unit) tr.pref = {gt, display_for(scope_of(p), gt, v.k == Value::K::num ? v.n.d : 0)};
   // The global itself is the root; its step's calls are the chain.
   if (tr.top.size() == 1 && tr.top[0].global && tr.top[0].text == name) {
     ExplainStep root = std::move(tr.top[0]);
@@ -442,7 +442,7 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   ex.formula = compact_text(p.sources.slice(gd.stmt->value->span), 160);
   ex.span = gd.stmt->name_span;
   ex.display = written_unit ? gdisp : tr.pref.display;
-  ex.assumptions = assumptions_of(p, deep_deps(v, p.deps));
+  ex.assumptions = assumptions_of(scope_of(p), deep_deps(v, p.deps));
   return finish(ex);
 }
 

@@ -66,11 +66,11 @@ std::string answer_text(const Program& p, const Value& v, const TypeP& t, const 
       return s;
     }
   }
-  return value_text(v, display_in_written_family(p, d, t, v));
+  return value_text(v, display_in_written_family(scope_of(p), d, t, v));
 }
 
 Display display_of(const Program& p, const Leaf& l) {
-  return display_for(p, l.type, l.value.k == Value::K::num ? l.value.n.d : 0);
+  return display_for(scope_of(p), l.type, l.value.k == Value::K::num ? l.value.n.d : 0);
 }
 
 std::string compact_assumptions(Program& p, DepSet d, Span own) {
@@ -83,7 +83,8 @@ std::string compact_assumptions(Program& p, DepSet d, Span own) {
     d = p.deps.of(std::move(kept));
   }
   std::vector<std::string> items;
-  for (const auto& a : assumptions_of(p, d)) items.push_back(a.kind + " " + a.name + " = " + a.value + via_suffix(a));
+  for (const auto& a : assumptions_of(scope_of(p), d))
+    items.push_back(a.kind + " " + a.name + " = " + a.value + via_suffix(a));
   if (items.empty()) return "";
   // "and 1 more" would take the place of the one it stands for.
   const std::size_t more = items.size() > kCompactMax + 1 ? items.size() - kCompactMax : 0;
@@ -106,7 +107,7 @@ std::string compact_assumptions(Program& p, DepSet d, Span own) {
 }
 
 std::string assumption_lines_text(const Program& p, DepSet d, const std::string& indent) {
-  const auto as = assumptions_of(p, d);
+  const auto as = assumptions_of(scope_of(p), d);
   std::size_t wk = 0, wn = 0, wv = 0;
   for (const auto& a : as) {
     wk = std::max(wk, a.kind.size());
@@ -166,7 +167,8 @@ std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
         break;
       }
       case RunResult::Item::K::table: {
-        std::string t = table_text ? table_text(r.tables[item.index]) : format_table_text(p, r.tables[item.index]);
+        std::string t =
+            table_text ? table_text(r.tables[item.index]) : format_table_text(scope_of(p), r.tables[item.index]);
         if (!t.empty() && t.front() == '\n') t.erase(0, 1);
         out += t;
         break;
@@ -196,6 +198,8 @@ std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
   return out;
 }
 
-std::string ReplSession::table_text(const Table& t, TableSlice& slice) { return format_table_text(s_->prog, t, slice); }
+std::string ReplSession::table_text(const Table& t, TableSlice& slice) {
+  return format_table_text(scope_of(s_->prog), t, slice);
+}
 
 }  // namespace mls

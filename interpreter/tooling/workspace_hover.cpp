@@ -90,7 +90,7 @@ std::string bounded(const WorkspaceLimits& lim, const std::function<void()>& fn)
 // A value in its display unit; records one level deep, one field a line.
 std::string value_md(const Program& p, const Value& v, const TypeP& t) {
   switch (v.k) {
-    case Value::K::num: return "`" + value_with_unit(v, display_for(p, t, v.n.d)) + "`";
+    case Value::K::num: return "`" + value_with_unit(v, display_for(scope_of(p), t, v.n.d)) + "`";
     case Value::K::boolean:
     case Value::K::str: return "`" + value_with_unit(v, Display{}) + "`";
     case Value::K::list: return "a list of " + std::to_string(v.list().items.size());
@@ -113,7 +113,7 @@ std::string value_md(const Program& p, const Value& v, const TypeP& t) {
 }
 
 std::string assumptions_md(const Program& p, DepSet d) {
-  const auto views = assumptions_of(p, d);
+  const auto views = assumptions_of(scope_of(p), d);
   if (views.empty()) return "\n\ndepends on no assumption";
   std::string block;
   assumption_block(block, views, "");

@@ -187,9 +187,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     broken("prepare failed without a diagnostic", "");
   }
   if (r) {
-    const std::string json = mls::format_result("json", s.prog, *r, "main.mls");
+    const std::string json = mls::format_result("json", scope_of(s.prog), *r, "main.mls");
     if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
-    for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, s.prog, *r, "main.mls");
+    for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, scope_of(s.prog), *r, "main.mls");
     // The report and every table's charts (docs/report.md): any run's output must render.
     (void)mls::report_html(s.prog, *r, {"main.mls", ""});
     for (const auto& t : r->tables) {
