@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "interpreter/results/format.hpp"
-#include "interpreter/tooling/driver.hpp"
 #include "interpreter/tooling/scenario.hpp"
 
 namespace mls {
@@ -40,13 +39,12 @@ int usage_error(const std::string& msg);
 std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed);
 int io_error(const std::string& message);
 // Prints the diagnostics to stderr; their exit code (70 when none gave one).
-int report(Session& s);
 int report(const Scenario& s);
 // 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
 int refuse_output_over_input(const Args& a, const Sources& src);
 Selection selection_of(const Args& a);
-// 0, or the usage exit code after saying why: --table without --format csv, or naming no table of `p`.
-int check_table(const Args& a, const Program& p);
+// 0, or the usage exit code after saying why: --table without --format csv, or naming no table of `s`.
+int check_table(const Args& a, const Scenario& s);
 // The formatter options the command line chose.
 FormatOptions format_options(const Args& a);
 
@@ -63,7 +61,7 @@ int cmd_report(const Args& a);       // report.cpp
 int cmd_plot(const Args& a);         // report.cpp
 // The sink of `mls run --shard K/N`: a part for `mls merge` (merge.cpp); `shard` receives the
 // sweeps' points.
-std::unique_ptr<RunSink> make_part_writer(Program& p, Writer& w, const Args& a, const std::string& file,
+std::unique_ptr<RunSink> make_part_writer(const ResultScope& scope, Writer& w, const Args& a, const std::string& file,
                                           ShardWriter*& shard);
 
 }  // namespace mls

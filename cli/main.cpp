@@ -19,7 +19,6 @@
 #include "interpreter/results/format.hpp"
 #include "interpreter/results/row_text.hpp"
 #include "interpreter/tooling/controls.hpp"
-#include "interpreter/tooling/driver.hpp"
 #include "lsp.hpp"
 
 namespace mls {
@@ -315,10 +314,10 @@ int io_error(const std::string& message) {
 namespace {
 class AssertWatch : public RunSink, public RowTextSink {
  public:
-  AssertWatch(RunSink& inner, bool& failed, std::vector<Diagnostic>& errors)
-      : in_(inner), failed_(failed), errors_(errors) {}
-  // `mls merge`: runs without keep_going, so no error reaches error(); kept for the interface.
-  AssertWatch(RunSink& inner, bool& failed) : AssertWatch(inner, failed, own_errors_) {}
+  // Errors of a run that keeps going are added to `errors_to` as they arrive, so they are
+  // reported before the one that may stop the run later, in the order they happened.
+  AssertWatch(RunSink& inner, bool& failed, Scenario* errors_to = nullptr)
+      : in_(inner), failed_(failed), errors_to_(errors_to) {}
   void begin(const RunResult& h) override { in_.begin(h); }
   void result(const Shown& s) override { in_.result(s); }
   void table_begin(const Table& t) override { in_.table_begin(t); }
@@ -337,18 +336,21 @@ class AssertWatch : public RunSink, public RowTextSink {
     if (!a.ok) failed_ = true;
     in_.assertion(a);
   }
+  // `mls merge` runs without keep_going, so no error reaches it there.
   void error(const Diagnostic& d) override {
-    errors_.push_back(d);
+    ++errors_;
+    if (errors_to_) errors_to_->add(d);
     in_.error(d);
   }
+  [[nodiscard]] bool had_errors() const { return errors_ > 0; }
   void end() override { in_.end(); }
 
  private:
-  std::vector<Diagnostic> own_errors_;  // declared first: errors_ may refer to it
   RunSink& in_;
   RowTextSink* in_rows_ = dynamic_cast<RowTextSink*>(&in_);  // null: the inner sink formats every row
   bool& failed_;
-  std::vector<Diagnostic>& errors_;
+  Scenario* errors_to_;
+  std::size_t errors_ = 0;
   bool no_feasible_ = false;
 };
 }  // namespace
@@ -393,7 +395,6 @@ int report_diagnostics(const Sources& src, const Diagnostics& diags) {
 
 }  // namespace
 
-int report(Session& s) { return report_diagnostics(s.prog.sources, s.prog.diags); }
 int report(const Scenario& s) { return report_diagnostics(s.sources(), s.diagnostics()); }
 
 Selection selection_of(const Args& a) {
@@ -404,10 +405,10 @@ Selection selection_of(const Args& a) {
   return sel;
 }
 
-int check_table(const Args& a, const Program& p) {
+int check_table(const Args& a, const Scenario& s) {
   if (a.table.empty()) return 0;
   if (a.format != "csv") return usage_error("--table selects one table of CSV output: it needs --format csv");
-  const auto names = csv_table_names(p);
+  const auto names = s.table_names();
   if (std::find(names.begin(), names.end(), a.table) != names.end()) return 0;
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -439,46 +440,43 @@ int cmd_run(const Args& a) {
     return usage_error("--uncertainty runs whole: it cannot be combined with --shard");
   if (a.run.uncertainty && (a.format == "csv" || a.format == "md"))
     return usage_error("--uncertainty prints its percentiles in text and json: use --format text or json");
-  Session s;
+  Scenario s;
   const std::string& file = a.positional[1];
-  if (!prepare(s, file)) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.prog.sources)) return rc;
-  if (const int rc = check_table(a, s.prog)) return rc;
-  auto cfg = configure(s.prog, s.ck, selection_of(a));
-  if (!cfg || s.prog.diags.has_errors()) return report(s);
+  if (!s.prepare(file)) return report(s);
+  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
+  if (const int rc = check_table(a, s)) return rc;
+  if (!s.configure(selection_of(a))) return report(s);
   // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
   RunOptions opt = a.run;
   opt.progress = ::isatty(2) != 0;
   AtomicFile out(a.out);
   if (!out.ok()) return io_error(out.error());
-  RunResult summary;
   bool failed_assert = false;
   // A shown value or assert that fails at run time does not discard the others: they are
   // printed, then the errors (exit code of the first). A failing sweep still stops the run.
   opt.keep_going = true;
-  std::vector<Diagnostic> errors;
-  bool no_feasible = false;
+  bool ok = false, had_errors = false, no_feasible = false;
   try {
     Writer w(out.file(), a.max_output);
     ShardWriter* shard = nullptr;
-    auto sink = a.run.shard_n ? make_part_writer(s.prog, w, a, file, shard)
-                              : make_formatter(a.format, scope_of(s.prog), w, file, format_options(a));
+    auto sink = a.run.shard_n ? make_part_writer(s.scope(), w, a, file, shard)
+                              : make_formatter(a.format, s.scope(), w, file, format_options(a));
     opt.shard_out = shard;
-    AssertWatch watch(*sink, failed_assert, errors);
-    run_program(s.prog, s.ck, *cfg, opt, watch);
-    w.flush();
+    AssertWatch watch(*sink, failed_assert, &s);
+    ok = s.run(opt, watch);
+    if (ok) w.flush();
+    had_errors = watch.had_errors();
     no_feasible = watch.no_feasible();
-  } catch (DiagnosticError& e) {
+  } catch (DiagnosticError& e) {  // the output over --max-output where the run is not (a part's header)
+    s.add(std::move(e.diag));
+    ok = false;
+  }
+  if (!ok) {
     out.abandon();
-    for (auto& d : errors) s.prog.diags.add(std::move(d));
-    s.prog.diags.add(std::move(e.diag));
     return report(s);
   }
   if (!out.commit()) return io_error(out.error());
-  if (!errors.empty()) {
-    for (auto& d : errors) s.prog.diags.add(std::move(d));
-    return report(s);
-  }
+  if (had_errors) return report(s);
   // A failed assert (1) says more than an empty search (2): the model itself is questioned.
   if (failed_assert) return info(ErrorKind::assert_failed).exit_code;
   return no_feasible ? kExitNoFeasiblePoint : 0;
@@ -486,11 +484,10 @@ int cmd_run(const Args& a) {
 
 int cmd_check(const Args& a) {
   if (a.positional.size() != 2) return usage_error("check expects one FILE");
-  Session s;
-  if (!prepare(s, a.positional[1])) return report(s);
+  Scenario s;
+  if (!s.prepare(a.positional[1])) return report(s);
   // Conventions and overrides are validated too (an unknown --use is an input error).
-  auto cfg = configure(s.prog, s.ck, selection_of(a));
-  if (!cfg || s.prog.diags.has_errors()) return report(s);
+  if (!s.configure(selection_of(a))) return report(s);
   std::printf("%s: ok\n", a.positional[1].c_str());
   return 0;
 }

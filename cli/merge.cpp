@@ -63,7 +63,7 @@ std::string pairs_json(const std::vector<std::pair<std::string, std::string>>& v
 // sweeps' points are written.
 class PartWriter : public RunSink, public ShardWriter {
  public:
-  PartWriter(Program& p, Writer& w, const Args& a, const std::string& file) : p_(p), w_(w) {
+  PartWriter(const ResultScope& scope, Writer& w, const Args& a, const std::string& file) : scope_(scope), w_(w) {
     std::string s = "{\"mls_part\": " + std::to_string(kPartVersion) + ",\n \"mls\": " + json_string(kVersion) +
                     ",\n \"file\": " + json_string(file) + ",\n \"source_hash\": " + json_string(source_hash(file)) +
                     ",\n \"shard\": [" + std::to_string(a.run.shard_k) + ", " + std::to_string(a.run.shard_n) +
@@ -96,7 +96,7 @@ class PartWriter : public RunSink, public ShardWriter {
       if (fresh) {
         std::string def =
             std::string(points_++ ? "," : "") + "\n    {\"deps\": " + std::to_string(it->second) + ", \"atoms\": [";
-        const auto& atoms = p_.deps.atoms(d);
+        const auto& atoms = scope_.deps.atoms(d);
         for (std::size_t i = 0; i < atoms.size(); ++i) def += (i ? "," : "") + std::to_string(atoms[i]);
         w_.put(def + "]}");
       }
@@ -137,7 +137,7 @@ class PartWriter : public RunSink, public ShardWriter {
   }
 
  private:
-  Program& p_;
+  ResultScope scope_;
   Writer& w_;
   std::size_t sweeps_ = 0, points_ = 0;
   std::unordered_map<DepSet, std::size_t> dep_ids_;
@@ -356,7 +356,8 @@ PartHeader read_header(PartParser& in) {
 
 class PartReader : public ShardReader {
  public:
-  PartReader(Program& p, std::vector<Part>& parts) : p_(p), parts_(parts) {}
+  // Dependency sets are read back as atom ids of `s` and interned there.
+  PartReader(Scenario& s, std::vector<Part>& parts) : s_(s), parts_(parts) {}
 
   void sweep(const std::string& name, std::size_t total) override {
     counts_ = ShardCounts{};
@@ -442,13 +443,13 @@ class PartReader : public ShardReader {
     if (!in.accept(']')) {
       do {
         const std::size_t a = in.number();
-        if (a >= p_.deps.atom_count()) in.fail("an atom id the scenario does not have");
+        if (a >= s_.scope().deps.atom_count()) in.fail("an atom id the scenario does not have");
         atoms.push_back(static_cast<AtomId>(a));
       } while (in.accept(','));
       in.expect(']');
     }
     in.expect('}');
-    part.dep_sets.push_back(p_.deps.of(std::move(atoms)));
+    part.dep_sets.push_back(s_.dep_set(std::move(atoms)));
   }
 
   void values(Part& part, std::vector<Value>& out) {
@@ -531,7 +532,7 @@ class PartReader : public ShardReader {
     in.expect('}');
   }
 
-  Program& p_;
+  Scenario& s_;
   std::vector<Part>& parts_;
   ShardCounts counts_;
   std::size_t current_ = 0;
@@ -546,9 +547,9 @@ int part_error(const std::string& message) {
 
 }  // namespace
 
-std::unique_ptr<RunSink> make_part_writer(Program& p, Writer& w, const Args& a, const std::string& file,
+std::unique_ptr<RunSink> make_part_writer(const ResultScope& scope, Writer& w, const Args& a, const std::string& file,
                                           ShardWriter*& shard) {
-  auto pw = std::make_unique<PartWriter>(p, w, a, file);
+  auto pw = std::make_unique<PartWriter>(scope, w, a, file);
   shard = pw.get();
   return pw;
 }
@@ -589,16 +590,15 @@ int cmd_merge(const Args& a) {
     return part_error(e.what());
   }
   const PartHeader& h = parts.front().h;
-  Session s;
-  if (!prepare(s, h.file)) return report(s);
-  if (const int rc = check_table(a, s.prog)) return rc;
+  Scenario s;
+  if (!s.prepare(h.file)) return report(s);
+  if (const int rc = check_table(a, s)) return rc;
   Selection sel;
   sel.preset = h.preset;
   sel.uses = h.uses;
   sel.sets = h.sets;
-  auto cfg = configure(s.prog, s.ck, sel);
-  if (!cfg || s.prog.diags.has_errors()) return report(s);
-  PartReader reader(s.prog, parts);
+  if (!s.configure(sel)) return report(s);
+  PartReader reader(s, parts);
   RunOptions opt = a.run;
   opt.exact_limit = h.exact_limit;
   opt.max_points = h.max_points;
@@ -606,19 +606,22 @@ int cmd_merge(const Args& a) {
   AtomicFile out(a.out);
   if (!out.ok()) return io_error(out.error());
   bool failed_assert = false;
+  bool ok = false;
   try {
     Writer w(out.file(), a.max_output);
-    auto sink = make_formatter(a.format, scope_of(s.prog), w, h.file, format_options(a));
+    auto sink = make_formatter(a.format, s.scope(), w, h.file, format_options(a));
     auto watch = watch_asserts(*sink, failed_assert);
-    run_program(s.prog, s.ck, *cfg, opt, *watch);
-    reader.finish();
-    w.flush();
+    ok = s.run(opt, *watch);
+    if (ok) {
+      reader.finish();
+      w.flush();
+    }
   } catch (const PartError& e) {
     out.abandon();
     return part_error(e.what());
-  } catch (DiagnosticError& e) {
+  }
+  if (!ok) {
     out.abandon();
-    s.prog.diags.add(std::move(e.diag));
     return report(s);
   }
   if (!out.commit()) return io_error(out.error());

@@ -12,6 +12,7 @@
 #include "interpreter/semantics/config.hpp"
 #include "interpreter/semantics/program.hpp"
 #include "interpreter/semantics/value.hpp"
+#include "run_options.hpp"
 
 namespace mls {
 
@@ -19,9 +20,6 @@ inline constexpr int kMaxCallDepth = 200;
 // Nesting of evaluation steps (expression levels, summed over active calls): the deepest a
 // formula plus its callees may go. Sized so that it fits kPipelineStackBytes even under ASan.
 inline constexpr int kMaxEvalDepth = 20000;
-// Evaluation steps allowed for one evaluation (a shown value, an assert, one sweep point, one
-// global): stops runaway recursion such as `f(n - 1) + f(n - 1)` with an error, not a hang.
-inline constexpr std::uint64_t kMaxSteps = 10'000'000;
 // Calls listed under a runtime error raised inside functions.
 inline constexpr std::size_t kMaxCallNotes = 6;
 

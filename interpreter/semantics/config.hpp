@@ -10,6 +10,7 @@
 
 #include "check.hpp"
 #include "program.hpp"
+#include "selection.hpp"
 
 namespace mls {
 
@@ -65,20 +66,6 @@ struct Config {
   std::vector<AtomId> literal_override_atoms;  // every such setting's atom, shadowed ones too (diff)
   bool validation_summaries = true;            // validated() attaches its family's summary
 };
-
-// Choices made outside the scenario.
-struct Selection {
-  std::optional<std::string> preset;
-  std::vector<std::pair<std::string, std::string>> uses;  // NAME=CHOICE
-  std::vector<std::pair<std::string, std::string>> sets;  // NAME=VALUE (mls expression text)
-  // False: ignore the scenario's `preset NAME` and `use` statements (its `set`s still apply).
-  // The REPL's `:diff` compares the session's choices with these defaults.
-  bool scenario_choices = true;
-  // False: validated() attaches no summary (`mls validate` evaluates the cases themselves).
-  bool validation_summaries = true;
-};
-
-inline constexpr const char* kDefaultPreset = "mls";
 
 // Builds a Config; reports unknown conventions/choices/presets/parameters into p.diags.
 [[nodiscard]] std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel);

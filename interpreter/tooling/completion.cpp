@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "driver.hpp"
 #include "grammar/symbols.hpp"
 
 namespace mls {

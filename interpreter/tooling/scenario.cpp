@@ -59,6 +59,19 @@ std::optional<RunResult> Scenario::run(const RunOptions& opt) {
   return impl_->answer([&] { return run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt); });
 }
 
+bool Scenario::run(const RunOptions& opt, RunSink& sink) {
+  return impl_
+      ->answer([&] {
+        run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt, sink);
+        return true;
+      })
+      .has_value();
+}
+
+ResultScope Scenario::scope() const { return scope_of(impl_->s.prog); }
+std::vector<std::string> Scenario::table_names() const { return csv_table_names(impl_->s.prog); }
+DepSet Scenario::dep_set(std::vector<AtomId> atoms) { return impl_->s.prog.deps.of(std::move(atoms)); }
+
 std::optional<Explanation> Scenario::explain(const RunResult& r, const std::string& name, const RunOptions& opt) {
   return impl_->answer([&] { return mls::explain(impl_->s.prog, impl_->s.ck, *impl_->cfg, r, name, opt); });
 }

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "interpreter/results/run_result.hpp"
+#include "interpreter/runtime/run_options.hpp"
+#include "interpreter/semantics/selection.hpp"
 
 namespace mls {
 
@@ -20,8 +22,6 @@ struct Diagnostic;
 struct DiffReport;
 struct Explanation;
 struct ReportInfo;
-struct RunOptions;
-struct Selection;
 struct Sensitivity;
 struct ComparedSide;
 
@@ -44,6 +44,18 @@ class Scenario {
   // configure `sel` (false with diagnostics), then run what was configured.
   bool configure(const Selection& sel);
   [[nodiscard]] std::optional<RunResult> run(const RunOptions& opt);
+  // Runs what was configured into `sink`, streamed (`mls run`, `mls merge`): false with the
+  // diagnostic of a runtime error. Exceptions of the sink's own (a merge's malformed part) pass.
+  [[nodiscard]] bool run(const RunOptions& opt, RunSink& sink);
+
+  // What the results layer's sinks read of this scenario (units, provenance, sources), for a
+  // sink a front end makes; valid as long as the Scenario.
+  [[nodiscard]] ResultScope scope() const;
+  // The names `--table` can select: the scenario's sweeps and searches, then `show`.
+  [[nodiscard]] std::vector<std::string> table_names() const;
+  // The dependency set of these atoms (ids below scope().deps.atom_count()), interned in this
+  // scenario: `mls merge` reads the sets of a part's cells back as atom ids.
+  [[nodiscard]] DepSet dep_set(std::vector<AtomId> atoms);
 
   // After a successful run(): one result's formula chain, or how much it moves with each
   // assumption (`sel` as given to run). An unknown name or a result of the wrong kind adds a

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "driver.hpp"
 #include "grammar/parse.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/runtime/interrupt.hpp"
@@ -96,6 +97,10 @@ ReplSession::ReplSession(RunOptions opt, std::string input_name)
 }
 
 ReplSession::~ReplSession() = default;
+
+std::string ReplSession::render_diagnostic(const Diagnostic& d) const { return renderer(s_->prog.sources, d); }
+Program& ReplSession::program() { return s_->prog; }
+Checker& ReplSession::checker() { return s_->ck; }
 
 void ReplSession::install_hooks(Program& p) {
   // Help that points to the listing of conventions names the prompt's command.

@@ -8,10 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
+#include "interpreter/results/run_result.hpp"
+#include "interpreter/runtime/run_options.hpp"
 
 namespace mls {
 
+// The driver's types stay declared only: a front end holding a ReplSession reaches the program
+// through its operations, never through these (tooling/driver.hpp defines them for tooling).
+class Checker;
+class Program;
+struct Config;
+struct Session;
 struct TableSlice;  // results/format.hpp
 
 // A value defined at the prompt (`let x = ...`, `set x = ...`), printed after the input.
@@ -102,10 +109,11 @@ class ReplSession {
   // `:preset` alone: the preset in force and every preset's name.
   [[nodiscard]] std::string presets_line();
   // A diagnostic raised outside an input (`:plot`), drawn by `renderer`.
-  [[nodiscard]] std::string render_diagnostic(const Diagnostic& d) const { return renderer(s_->prog.sources, d); }
+  [[nodiscard]] std::string render_diagnostic(const Diagnostic& d) const;
 
-  [[nodiscard]] Program& program() { return s_->prog; }
-  [[nodiscard]] Checker& checker() { return s_->ck; }
+  // For tooling inside (completion, the inspecting commands), which includes driver.hpp.
+  [[nodiscard]] Program& program();
+  [[nodiscard]] Checker& checker();
   // The session's current choices; false (with diagnostics) if they cannot be built.
   [[nodiscard]] const Config* config();
   [[nodiscard]] const std::vector<std::string>& files() const { return files_; }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "driver.hpp"
 #include "explain.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/diff.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "driver.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
 #include "session.hpp"

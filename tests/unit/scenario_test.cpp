@@ -9,6 +9,7 @@
 #include <string>
 
 #include "interpreter/results/diff.hpp"
+#include "interpreter/results/format.hpp"
 #include "interpreter/tooling/explain.hpp"
 #include "interpreter/tooling/sensitivity.hpp"
 
@@ -90,4 +91,34 @@ TEST_CASE("scenario: two configured runs compared, and what validate reads of a 
   const auto choices = left.convention_choices("mtbf_model");
   CHECK(std::find(choices.begin(), choices.end(), "node_series") != choices.end());
   CHECK(left.convention_choices("no_such_convention").empty());
+}
+
+TEST_CASE("scenario: a run streamed into a front end's sink over the scenario's scope") {
+  Scenario s;
+  REQUIRE(
+      s.prepare("<test>", "let n = 4\nsweep grid over k in [1, 2, 3] {\n  show y = k * n\n}\nshow z = 1 / (n - 4)\n"));
+  const auto names = s.table_names();
+  CHECK(names == std::vector<std::string>{"grid", "show"});
+  REQUIRE(s.configure(Selection{}));
+  std::string text;
+  Writer w(&text);
+  auto sink = make_formatter("csv", s.scope(), w, "<test>");
+  REQUIRE(sink);
+  // The division by zero stops the run after the sweep's rows: false, with its diagnostic.
+  CHECK_FALSE(s.run(RunOptions{}, *sink));
+  CHECK(text.find("grid") != std::string::npos);
+  REQUIRE(s.diagnostics().size() == 1);
+  CHECK(s.diagnostics().items().front().kind == ErrorKind::runtime_div_zero);
+}
+
+TEST_CASE("scenario: a dependency set read back from atom ids is the one the run made") {
+  Scenario s;
+  REQUIRE(s.prepare("<test>", kText));
+  const auto r = s.run(Selection{}, RunOptions{});
+  REQUIRE(r);
+  const DepSet d = r->results.front().value.deps;
+  const std::vector<AtomId> atoms = s.scope().deps.atoms(d);
+  REQUIRE_FALSE(atoms.empty());
+  CHECK(s.dep_set(atoms) == d);
+  CHECK(assumptions_of(s.scope(), d) == assumptions_of(s.scope(), s.dep_set(atoms)));
 }

@@ -8,6 +8,7 @@
 
 #include "grammar/symbols.hpp"
 #include "interpreter/tooling/completion.hpp"
+#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
