@@ -27,23 +27,31 @@ namespace g = grammar;
 using Node = pt::node;
 
 // ---------------------------------------------------------------------------------------------
-// Error messages for every must<> target (a missing entry is a compile error).
+// Error messages for every must<> target (a missing entry is a compile error). MLS_CLOSE marks
+// the targets that close something (a bracket, a body, a string): their failure is
+// SyntaxFailure::unclosed; every other target's is SyntaxFailure::expected.
 template <typename Rule>
 inline constexpr const char* error_message = nullptr;
+template <typename Rule>
+inline constexpr SyntaxFailure failure_of = SyntaxFailure::expected;
 #define MLS_MSG(rule, text) \
   template <>               \
   inline constexpr const char* error_message<g::rule> = text
+#define MLS_CLOSE(rule, text) \
+  MLS_MSG(rule, text);        \
+  template <>                 \
+  inline constexpr SyntaxFailure failure_of<g::rule> = SyntaxFailure::unclosed
 MLS_MSG(add_expr, "expected an expression after the operator");
 MLS_MSG(and_expr, "expected an expression after 'or'");
 MLS_MSG(annot_body, "expected a unit, a dimension name or the accepted strings (\"a\" | \"b\")");
 MLS_MSG(assign, "expected '='");
 MLS_MSG(binding, "expected a sweep variable ('name in [...]')");
 MLS_MSG(bindings, "expected sweep variables ('name in [...]')");
-MLS_MSG(body_close, "expected '}' to close the body");
-MLS_MSG(call_close, "expected ')' to close the call");
+MLS_CLOSE(body_close, "expected '}' to close the body");
+MLS_CLOSE(call_close, "expected ')' to close the call");
 MLS_MSG(colon, "expected ':'");
 MLS_MSG(comma, "expected ','");
-MLS_MSG(convention_close, "expected '}' to close the convention");
+MLS_CLOSE(convention_close, "expected '}' to close the convention");
 MLS_MSG(conversion_target, "expected a unit after '->'");
 MLS_MSG(digits, "expected digits in the exponent");
 MLS_MSG(dim_expr, "expected a dimension expression");
@@ -60,9 +68,9 @@ MLS_MSG(kw_over, "expected 'over'");
 MLS_MSG(kw_to, "expected 'to' after 'subject'");
 MLS_MSG(lbrace, "expected '{'");
 MLS_MSG(let_target, "expected a name after 'let'");
-MLS_MSG(list_close, "expected ']' to close the list");
+MLS_CLOSE(list_close, "expected ']' to close the list");
 MLS_MSG(lparen, "expected '('");
-MLS_MSG(match_close, "expected '}' to close the match");
+MLS_CLOSE(match_close, "expected '}' to close the match");
 MLS_MSG(match_open, "expected '{' after the match subject");
 MLS_MSG(mul_expr, "expected an expression after the operator");
 MLS_MSG(name, "expected a name");
@@ -71,24 +79,33 @@ MLS_MSG(not_expr, "expected an expression");
 MLS_MSG(number_lit, "expected a number");
 MLS_MSG(objective, "expected 'maximize' or 'minimize'");
 MLS_MSG(params, "expected '(' and parameters");
-MLS_MSG(params_close, "expected ')' to close the parameter list");
-MLS_MSG(paren_close, "expected ')'");
+MLS_CLOSE(params_close, "expected ')' to close the parameter list");
+MLS_CLOSE(paren_close, "expected ')'");
 MLS_MSG(path, "expected a name");
 MLS_MSG(pattern, "expected a pattern (a name, a string or _)");
-MLS_MSG(prefixes_close, "expected '}' to close the prefixes");
-MLS_MSG(preset_close, "expected '}' to close the preset");
-MLS_MSG(record_close, "expected '}' to close the record");
-MLS_MSG(rparen, "expected ')'");
+MLS_CLOSE(prefixes_close, "expected '}' to close the prefixes");
+MLS_CLOSE(preset_close, "expected '}' to close the preset");
+MLS_CLOSE(record_close, "expected '}' to close the record");
+MLS_CLOSE(rparen, "expected ')'");
 MLS_MSG(solve_range, "expected a range 'LO..HI' to solve over");
 MLS_MSG(such_that, "expected 'such that' and a comparison");
-MLS_MSG(string_close, "expected '\"' to close the string");
+MLS_CLOSE(string_close, "expected '\"' to close the string");
 MLS_MSG(string_lit, "expected a string");
 MLS_MSG(unary_expr, "expected an expression");
 MLS_MSG(unit_name, "expected a unit name");
-MLS_MSG(with_close, "expected '}' to close the update");
+MLS_CLOSE(with_close, "expected '}' to close the update");
 MLS_MSG(with_open, "expected '{' after 'with'");
 MLS_MSG(zip_domain, "expected 'zip(...)'");
+#undef MLS_CLOSE
 #undef MLS_MSG
+
+// Every error the parser raises: a PEGTL parse_error (so positions and everything that catches
+// one still work) that also says what failed, so decisions switch on that instead of the text.
+struct SyntaxRaised : tao::pegtl::parse_error {
+  SyntaxRaised(SyntaxFailure f, const char* message, tao::pegtl::position at)
+      : tao::pegtl::parse_error(message, std::move(at)), failure(f) {}
+  SyntaxFailure failure;
+};
 
 // must<X> raises through this control; only must targets are instantiated, so a must target
 // without a message is a compile error while optional uses of the same rule never raise.
@@ -97,7 +114,7 @@ struct control : tao::pegtl::normal<Rule> {
   template <typename ParseInput, typename... States>
   [[noreturn]] static void raise(const ParseInput& in, States&&... /*unused*/) {
     static_assert(error_message<Rule> != nullptr, "every must<> target needs an error message");
-    throw tao::pegtl::parse_error(error_message<Rule>, in);
+    throw SyntaxRaised(failure_of<Rule>, error_message<Rule>, in.position());
   }
 };
 
@@ -119,15 +136,30 @@ struct action<g::ws> {
     if (b < e) st.ws_start[e] = b;
   }
 };
+// PEGTL's limit_depth<kMaxParseDepth>, raising SyntaxFailure::too_deep instead of a bare text.
+struct depth_limit : tao::pegtl::maybe_nothing {
+  template <typename Rule, tao::pegtl::apply_mode A, tao::pegtl::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  [[nodiscard]] static bool match(ParseInput& in, States&&... st) {
+    if constexpr (Control<Rule>::enable) {
+      const tao::pegtl::internal::depth_guard dg(in.private_depth);  // one level while Rule matches
+      if (in.private_depth > kMaxParseDepth)
+        throw SyntaxRaised(SyntaxFailure::too_deep, "maximum parser rule nesting depth exceeded", in.position());
+      return tao::pegtl::match<Rule, A, M, Action, Control>(in, st...);
+    } else {
+      return tao::pegtl::match<Rule, A, M, Action, Control>(in, st...);
+    }
+  }
+};
 // One level per nesting, whatever the form: every bracketed, listed or branched expression
 // enters `expr`; prefix operators and `^` recurse through unary_req and not_req. (Limiting
 // unary_expr/not_expr themselves counted three levels per pair of parentheses.)
 template <>
-struct action<g::expr> : tao::pegtl::limit_depth<kMaxParseDepth> {};
+struct action<g::expr> : depth_limit {};
 template <>
-struct action<g::unary_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
+struct action<g::unary_req> : depth_limit {};
 template <>
-struct action<g::not_req> : tao::pegtl::limit_depth<kMaxParseDepth> {};
+struct action<g::not_req> : depth_limit {};
 
 // Operator chains (`1 + 1 + ...`, `x.a.b...`) are flat in the grammar, so the nesting limit
 // above never sees them, and a 16 MiB chain was parsed whole (47 s, 7.7 GB) before the AST's
@@ -158,7 +190,8 @@ struct chain_link {
   template <typename ActionInput>
   static void apply(const ActionInput& in, ParseState&) {
     if (t_chains.empty() || ++t_chains.back().links < kMaxExprDepth) return;
-    throw tao::pegtl::parse_error(kChainTooLong, tao::pegtl::position(t_chains.back().start, in.input().source()));
+    throw SyntaxRaised(SyntaxFailure::chain_too_long, kChainTooLong,
+                       tao::pegtl::position(t_chains.back().start, in.input().source()));
   }
 };
 template <>
@@ -1060,16 +1093,13 @@ std::size_t resync(const SourceFile& f, std::size_t err) {
   return f.text.size();
 }
 
-bool is_closer_message(std::string_view m) {
-  return m.find("to close") != std::string_view::npos || m == "expected ')'";
-}
-
 template <typename Rule>
 struct ParseOutcome {
   std::unique_ptr<Node> root;
   std::size_t end = 0;
   bool failed = false;
   std::size_t error_pos = 0;
+  SyntaxFailure failure = SyntaxFailure::expected;
   std::string message;
 };
 
@@ -1081,17 +1111,18 @@ ParseOutcome<Rule> run(const SourceFile& f, std::size_t pos, ParseState& st) {
   try {
     out.root = pt::parse<Rule, selector, action, control>(in, st);
     out.end = in.byte();
-  } catch (const tao::pegtl::parse_error& e) {
+  } catch (const SyntaxRaised& e) {
     out.failed = true;
     out.error_pos = e.positions().empty() ? pos : e.positions().front().byte;
+    out.failure = e.failure;
     out.message = std::string(e.message());
   }
   return out;
 }
 
 void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t stmt_start, std::size_t pos,
-            const std::string& message) {
-  if (message == kChainTooLong) {
+            SyntaxFailure failure, const std::string& message) {
+  if (failure == SyntaxFailure::chain_too_long) {
     diags
         .error(ErrorKind::parse_too_deep,
                Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)}, message)
@@ -1100,7 +1131,7 @@ void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t st
             "with `let`");
     return;
   }
-  if (message == "maximum parser rule nesting depth exceeded") {
+  if (failure == SyntaxFailure::too_deep) {
     diags
         .error(ErrorKind::parse_too_deep,
                Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
@@ -1123,11 +1154,10 @@ void report(Diagnostics& diags, const SourceFile& f, FileId file, std::size_t st
     if (!at_end) got += err_line == prev_line + 1 ? " on the next line" : " on line " + std::to_string(err_line);
     b = e = static_cast<std::uint32_t>(prev);
   }
-  Diagnostic& d = diags.error(is_closer_message(message) || message.find("close the string") != std::string::npos
-                                  ? ErrorKind::parse_unclosed
-                                  : ErrorKind::parse_syntax,
-                              Span{file, b, e}, message + ", got " + got);
-  if (is_closer_message(message)) {
+  const bool unclosed = failure == SyntaxFailure::unclosed;
+  Diagnostic& d = diags.error(unclosed ? ErrorKind::parse_unclosed : ErrorKind::parse_syntax, Span{file, b, e},
+                              message + ", got " + got);
+  if (unclosed) {
     if (auto opener = unclosed_opener(f.text, stmt_start, pos)) {
       const auto o = static_cast<std::uint32_t>(*opener);
       d.notes.push_back({Span{file, o, o + 1}, std::string("unclosed '") + f.text[*opener] + "' opened here"});
@@ -1178,7 +1208,7 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
     auto r = run<g::one_statement>(f, pos, st);
     if (r.failed) {
       ++errors;
-      report(diags, f, file, pos, r.error_pos, r.message);
+      report(diags, f, file, pos, r.error_pos, r.failure, r.message);
       if (auto name = let_name(f.text, pos)) m.broken.push_back(intern(*name));
       pos = skip_ws(f, resync(f, r.error_pos), st);
       continue;
@@ -1198,6 +1228,19 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
   return m;
 }
 
+std::optional<SyntaxError> first_syntax_error(const Sources& src, FileId file) {
+  const SourceFile& f = src.get(file);
+  ParseState st;
+  std::size_t pos = skip_ws(f, 0, st);
+  while (pos < f.text.size()) {
+    auto r = run<g::one_statement>(f, pos, st);
+    if (r.failed) return SyntaxError{r.failure, r.error_pos, r.message};
+    if (!r.root || r.root->children.empty() || r.end <= pos) break;  // not a statement: no raised error
+    pos = r.end;
+  }
+  return std::nullopt;
+}
+
 Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& incomplete, bool final) {
   Module m;
   m.file = file;
@@ -1212,13 +1255,13 @@ Module parse_repl(const Sources& src, FileId file, Diagnostics& diags, bool& inc
     auto r = run<tao::pegtl::seq<g::repl_item, g::opt_sep>>(f, pos, st);
     if (r.failed) {
       // Lua's trick: an error exactly at the end of the input means "keep reading".
-      if (!final && r.error_pos >= end && r.message.find("nesting") == std::string::npos &&
-          r.message != kChainTooLong) {
+      if (!final && r.error_pos >= end && r.failure != SyntaxFailure::too_deep &&
+          r.failure != SyntaxFailure::chain_too_long) {
         incomplete = true;
         m.stmts.clear();
         return m;
       }
-      report(diags, f, file, pos, r.error_pos, r.message);
+      report(diags, f, file, pos, r.error_pos, r.failure, r.message);
       return m;
     }
     if (!r.root || r.root->children.empty() || r.end <= pos) {
@@ -1255,7 +1298,7 @@ ExprP parse_expression(const Sources& src, FileId file, Diagnostics& diags) {
   const std::size_t start = skip_ws(f, 0, st);
   auto r = run<tao::pegtl::seq<g::expr, tao::pegtl::eof>>(f, start, st);
   if (r.failed || !r.root || r.root->children.empty()) {
-    report(diags, f, file, 0, r.failed ? r.error_pos : 0, r.failed ? r.message : "expected a value");
+    report(diags, f, file, 0, r.failed ? r.error_pos : 0, r.failure, r.failed ? r.message : "expected a value");
     return nullptr;
   }
   Lowerer low(src, file, diags, st);

@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main():
     with open(os.path.join(ROOT, "grammar", "parse.cpp"), encoding="utf-8") as f:
-        table = re.findall(r'^MLS_MSG\((\w+), "((?:[^"\\]|\\.)*)"\);', f.read(), re.M)
+        table = re.findall(r'^MLS_(?:MSG|CLOSE)\((\w+), "((?:[^"\\]|\\.)*)"\);', f.read(), re.M)
     if not table:
         print("no MLS_MSG entries found in grammar/parse.cpp")
         return 1

@@ -6,6 +6,8 @@
 
 #include <tao/pegtl/contrib/analyze.hpp>
 
+#include "grammar/parse.hpp"
+
 namespace p = tao::pegtl;
 namespace g = mls::grammar;
 
@@ -76,4 +78,51 @@ TEST_CASE("REPL input: statements or a bare expression") {
   CHECK(accepts<g::repl_input>("let x = 3; show x"));
   CHECK(accepts<g::repl_input>(""));
   CHECK_FALSE(accepts<g::repl_input>("let x ="));
+}
+
+TEST_CASE("syntax failures are classified where they are raised, not from their message text") {
+  using mls::SyntaxFailure;
+  const auto first = [](const std::string& text) {
+    mls::Sources src;
+    return mls::first_syntax_error(src, src.add("t.mls", text, false));
+  };
+  // An unclosed string at end of input is the closer kind (parse.unclosed, and the REPL keeps
+  // reading), decided by the rule that raised it (string_close, an MLS_CLOSE entry).
+  const auto str = first("let s = \"abc");
+  REQUIRE(str);
+  CHECK(str->failure == SyntaxFailure::unclosed);
+  CHECK(str->pos == 12);
+  CHECK(str->message == "expected '\"' to close the string");
+  const auto paren = first("let x = (1 + 2\nlet y = 3\n");
+  REQUIRE(paren);
+  CHECK(paren->failure == SyntaxFailure::unclosed);
+  const auto missing = first("let x = 1\nlet = 2\n");
+  REQUIRE(missing);
+  CHECK(missing->failure == SyntaxFailure::expected);
+  CHECK(missing->pos == 14);
+  // The two limits: PEGTL's nesting depth (raised by parse.cpp's depth_limit) and the operator chain.
+  const auto deep = first("let x = " + std::string(mls::kMaxParseDepth + 5, '(') + "1");
+  REQUIRE(deep);
+  CHECK(deep->failure == SyntaxFailure::too_deep);
+  std::string chain = "let x = 1";
+  for (std::uint32_t i = 0; i <= mls::kMaxExprDepth; ++i) chain += " + 1";
+  const auto links = first(chain);
+  REQUIRE(links);
+  CHECK(links->failure == SyntaxFailure::chain_too_long);
+  CHECK(links->pos == 8);
+  CHECK_FALSE(first("let x = 1\nshow x\n"));
+
+  // The REPL's decision on the same classification: an unclosed string at the end keeps
+  // reading; nesting too deep at the end is an error now, more lines would not help.
+  const auto repl = [](const std::string& text, bool& incomplete) {
+    mls::Sources src;
+    mls::Diagnostics diags;
+    (void)mls::parse_repl(src, src.add("<repl>", text, false), diags, incomplete);
+    return diags.size();
+  };
+  bool incomplete = false;
+  CHECK(repl("let s = \"abc", incomplete) == 0);
+  CHECK(incomplete);
+  CHECK(repl(std::string(mls::kMaxParseDepth + 5, '('), incomplete) == 1);
+  CHECK_FALSE(incomplete);
 }
