@@ -38,7 +38,7 @@ using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
 
 // Attribution of one changed value: the assumptions that differ between the sides and that the
 // value depends on (left dependencies on the left program, right ones on the right), in the
-// order assumptions are printed under a result.
+// order assumptions are printed under a result. Validation bands are never causes.
 [[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap,
                                                    const Program& lp, DepSet ldeps, const Program& rp, DepSet rdeps);
 
