@@ -340,6 +340,10 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
       if (rp.deps.is_assumption(a)) keys.insert({kind_name(rp.deps.assumption(a).kind), rp.deps.assumption(a).name});
   std::vector<AssumptionKey> out;
   for (const auto& k : keys) {
+    // A validation band is a consequence of the model a value comes from (its measured error),
+    // never what moved the value: one side's serving_sim against the other's disaggregated_sim
+    // differ by their formulas, not by the band only one of them lists.
+    if (k.first == "validation") continue;
     auto li = lmap.find(k);
     auto ri = rmap.find(k);
     // A cause is a value that differs (or exists on one side only): the same choice made by

@@ -48,7 +48,7 @@ using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
 
 // Attribution of one changed value: the assumptions that differ between the sides and that the
 // value depends on (the union of the left sets on the left program, of the right ones on the
-// right), in the order assumptions are printed under a result.
+// right), in the order assumptions are printed under a result. Validation bands are never causes.
 [[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap,
                                                    const ResultScope& lp, const std::vector<DepSet>& ldeps,
                                                    const ResultScope& rp, const std::vector<DepSet>& rdeps);

@@ -179,6 +179,41 @@ std::string percent(double x) {
 }
 }  // namespace
 
+namespace {
+// The list holding a family's cases: `<family>_validation_cases` when the program has it (the
+// serving cases are simulations, which a train() result must not wait for), else
+// `validation_cases`. `family` is the family's first word ("serving throughput": serving).
+const Decl* validation_list(const Program& p, const std::string& family) {
+  const Decl* d = p.lookup(intern(family + "_validation_cases"));
+  if (d && d->kind == RefKind::global) return d;
+  return p.lookup(intern("validation_cases"));
+}
+
+// What a summary depends on besides the program: the family, the list it reads, each
+// convention's choice and every `set` (an override's value is an expression of the program, named
+// by its address: Program::rollback() empties the memo before any address can be reused).
+std::string validation_key(const Program& p, const Config& cfg, const std::string& family) {
+  const Decl* d = validation_list(p, family.substr(0, family.find(' ')));
+  std::string k = family + "|list " + (d ? std::to_string(d->index) : "-") + "|conv";
+  for (const ConvSel& c : cfg.conv) k += " " + std::to_string(c.choice);
+  auto add = [&k](const Override& o) {
+    for (const Sym s : o.path) k += " " + sym_name(s);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "=%p%s", static_cast<const void*>(o.value), o.reads_prior ? "+" : "");
+    k += buf;
+  };
+  k += "|set";
+  for (const auto& ovs : cfg.overrides)
+    for (const Override& o : ovs) add(o);
+  std::vector<std::int32_t> atoms;
+  for (const auto& [atom, o] : cfg.literal_overrides) atoms.push_back(atom);
+  std::sort(atoms.begin(), atoms.end());
+  k += "|literal";
+  for (const std::int32_t a : atoms) add(cfg.literal_overrides.at(a));
+  return k;
+}
+}  // namespace
+
 DepSet Evaluator::validation_deps(const std::string& family) {
   if (t_validating) return 0;
   std::size_t i = 0;
@@ -187,8 +222,24 @@ DepSet Evaluator::validation_deps(const std::string& family) {
   {
     std::lock_guard<std::mutex> lock(validation_mu_);
     if (!validation_done_[i]) {
-      // Written before any value carries the atom: readers see the text only through such values.
-      p_.deps.set_assumption_value(validation_atoms_[i], validation_ev_->validation_summary(family));
+      // Once per process and configuration (Program::validation_memo); the memo's lock is held
+      // while the cases run, so evaluators on other threads wait for the text rather than compute
+      // it again. Written before any value carries the atom: readers see the text only through
+      // such values.
+      Program::ValidationMemo& memo = *p_.validation_memo;
+      std::lock_guard<std::mutex> memo_lock(memo.mu);
+      const std::string key = validation_key(p_, cfg_, family);
+      auto it = memo.text.find(key);
+      if (it == memo.text.end()) {
+        // Every family read from the same list at once ("serving latency" with "serving
+        // throughput"): the cases are evaluated once, by this evaluator's validation evaluator.
+        auto list_of = [this](const std::string& f) { return validation_list(p_, f.substr(0, f.find(' '))); };
+        for (const auto& [other, at] : p_.validated_families)
+          if (other != family && list_of(other) == list_of(family))
+            memo.text.emplace(validation_key(p_, cfg_, other), validation_ev_->validation_summary(other));
+        it = memo.text.emplace(key, validation_ev_->validation_summary(family)).first;
+      }
+      p_.deps.set_assumption_value(validation_atoms_[i], it->second);
       validation_done_[i] = true;
     }
   }
@@ -203,12 +254,19 @@ std::string Evaluator::validation_summary(const std::string& family) {
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
   } guard;
-  const Decl* d = p_.lookup(intern("validation_cases"));
+  // The cases get a budget of their own (this evaluator's default), not what is left of the
+  // evaluation that first met validated(): the text is shared by the whole process.
+  const BudgetScope budget(*this);
+  // "serving throughput": the cases of family serving whose `quantity` is "throughput".
+  const std::size_t space = family.find(' ');
+  const std::string fam = family.substr(0, space);
+  const std::string quantity = space == std::string::npos ? "" : family.substr(space + 1);
+  const Decl* d = validation_list(p_, fam);
   if (!d || d->kind != RefKind::global) return "no validation set (the global validation_cases is missing)";
-  std::vector<double> all, held;
+  std::vector<double> all, held, missed;
   try {
     const Value cases = global(d->index);
-    if (cases.k != Value::K::list) return "no validation set (validation_cases is not a list)";
+    if (cases.k != Value::K::list) return "no validation set (the case list is not a list)";
     for (const Value& c : cases.list().items) {
       if (c.k != Value::K::record) continue;
       const RecordObj& r = c.rec();
@@ -216,20 +274,39 @@ std::string Evaluator::validation_summary(const std::string& family) {
       const Value* m = r.get(intern("measured"));
       const Value* p = r.get(intern("predicted"));
       const Value* h = r.get(intern("held_out"));
-      if (!f || !m || !p || f->k != Value::K::str || f->str() != family) continue;
-      const double e = std::abs(p->n.d / m->n.d - 1);
+      const Value* q = r.get(intern("quantity"));
+      const Value* b = r.get(intern("band"));
+      const Value* fits = r.get(intern("fits"));
+      if (!f || !m || !p || f->k != Value::K::str || f->str() != fam) continue;
+      if (!quantity.empty() && (!q || q->k != Value::K::str || q->str() != quantity)) continue;
+      const double signed_error = p->n.d / m->n.d - 1;
+      const double e = std::abs(signed_error);
       all.push_back(e);
       if (h && h->k == Value::K::boolean && h->b) held.push_back(e);
+      // Outside its band as `mls validate` counts it: |error| beyond the band, or not fitting.
+      const bool within =
+          (!b || b->k != Value::K::num || e <= b->n.d + 1e-12) && (!fits || fits->k != Value::K::boolean || fits->b);
+      if (!within) missed.push_back(signed_error);
     }
   } catch (const DiagnosticError& err) {
+    if (err.diag.kind == ErrorKind::interrupted) throw;  // not a property of the configuration
     return "not computed: the validation cases fail under this configuration (" + err.diag.message +
            "); `mls validate`";
   }
   if (all.empty()) return "no published " + family + " cases; `mls validate`";
   std::string s = "median |error| " + percent(median_of(all)) + " (max " +
                   percent(*std::max_element(all.begin(), all.end())) + ") over " + std::to_string(all.size()) +
-                  (family == "training" ? " published runs" : " published measurements");
+                  (fam == "training" ? " published runs" : " published measurements");
   if (!held.empty()) s += ", " + percent(median_of(held)) + " on the " + std::to_string(held.size()) + " held out";
+  if (!missed.empty()) {
+    const bool low = std::all_of(missed.begin(), missed.end(), [](double e) { return e < 0; });
+    const bool high = std::all_of(missed.begin(), missed.end(), [](double e) { return e > 0; });
+    s += ", " + (missed.size() == all.size() && all.size() > 1 ? "all " : std::string()) +
+         std::to_string(missed.size()) + " outside " + (missed.size() == 1 ? "its" : "their") + " band" +
+         (low    ? " (predicted low)"
+          : high ? " (predicted high)"
+                 : "");
+  }
   return s + "; `mls validate`";
 }
 

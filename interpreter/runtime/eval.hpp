@@ -50,9 +50,11 @@ class Evaluator {
   Evaluator& operator=(const Evaluator&) = delete;
 
   // The validation assumption of a family (validated("training", ...)): "median |error| ... over N
-  // published runs" of the cases in the global `validation_cases` whose family it is, evaluated
-  // once per evaluator, exactly, under this evaluator's configuration. Inside that evaluation
-  // (and for a family nobody declared) it is the empty set, so the cases do not validate themselves.
+  // published runs" of the cases of that family (and quantity: "serving throughput") in
+  // `<family>_validation_cases` or `validation_cases`, evaluated exactly under this evaluator's
+  // configuration, once per process and configuration (Program::validation_memo). Inside that
+  // evaluation (and for a family nobody declared) it is the empty set, so the cases do not
+  // validate themselves.
   [[nodiscard]] DepSet validation_deps(const std::string& family);
 
   // Evaluates an expression in a frame of `nslots` fresh slots.

@@ -136,6 +136,10 @@ void Program::rollback(const Mark& m) {
   main_file = m.main_file;
   loaded_paths_.resize(m.loaded_paths);
   validated_families.resize(m.validated_families);
+  {
+    std::lock_guard<std::mutex> lock(validation_memo->mu);
+    validation_memo->text.clear();
+  }
   units.rollback(m.units);
   deps.rollback(m.deps);
   // Nothing above refers to the modules, diagnostics or sources being dropped any more.

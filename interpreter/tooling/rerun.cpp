@@ -28,7 +28,11 @@ std::optional<Num> Rerun::number(const Selection& sel, std::string& why) {
   const Checker::Mark cm = s_.ck.mark();
   std::optional<Num> out;
   try {
-    auto cfg = configure(s_.prog, s_.ck, sel);
+    // Only the number is wanted: no validation summaries, whose cases (serving simulations)
+    // would otherwise be evaluated again under every variant's configuration.
+    Selection numbers_only = sel;
+    numbers_only.validation_summaries = false;
+    auto cfg = configure(s_.prog, s_.ck, numbers_only);
     if (cfg && !s_.prog.diags.has_errors()) {
       Value v;
       ExplainOptions eo;
