@@ -10,6 +10,7 @@
 
 #include "chart.hpp"
 #include "interpreter/results/format.hpp"
+#include "interpreter/semantics/program.hpp"
 #include "page.hpp"
 
 namespace mls {

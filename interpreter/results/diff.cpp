@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace mls {
 
@@ -23,7 +24,7 @@ bool key_before(const AssumptionKey& a, const AssumptionKey& b) {
   return ra != rb ? ra < rb : a.second < b.second;
 }
 
-AssumptionView view_of(const Program& p, AtomId a) {
+AssumptionView view_of(const ResultScope& p, AtomId a) {
   const Assumption& as = p.deps.assumption(a);
   return {kind_name(as.kind), as.name, as.value, p.sources.where_line(as.at), as.via};
 }
@@ -100,10 +101,10 @@ class Differ {
  public:
   Differ(const DiffSide& l, const DiffSide& r) : l_(l), r_(r) {
     std::vector<DepSet> lused, rused;
-    collect(*l.prog, *l.run, lused);
-    collect(*r.prog, *r.run, rused);
-    lmap_ = effective_assumptions(*l.prog, l.cfg, lused);
-    rmap_ = effective_assumptions(*r.prog, r.cfg, rused);
+    collect(*l.run, lused);
+    collect(*r.run, rused);
+    lmap_ = effective_assumptions(l.scope, l.configured, lused);
+    rmap_ = effective_assumptions(r.scope, r.configured, rused);
   }
 
   DiffReport run() {
@@ -137,8 +138,9 @@ class Differ {
   }
 
  private:
-  static void collect(Program& p, const RunResult& r, std::vector<DepSet>& used) {
-    for (const auto& s : r.results) used.push_back(deep_deps(s.value, p.deps));
+  static void collect(const RunResult& r, std::vector<DepSet>& used) {
+    for (const auto& s : r.results)
+      for (DepSet d : deps_within(s.value)) used.push_back(d);
     for (const auto& t : r.tables)
       for (const auto& row : t.rows)
         for (const auto& c : row.cells) used.push_back(c.deps);
@@ -157,8 +159,7 @@ class Differ {
           continue;
         }
         vd->name = a.name;
-        vd->because = attribute(lmap_, rmap_, *l_.prog, deep_deps(a.value, l_.prog->deps), *r_.prog,
-                                deep_deps(b.value, r_.prog->deps));
+        vd->because = attribute(lmap_, rmap_, l_.scope, deps_within(a.value), r_.scope, deps_within(b.value));
         d.results.push_back(std::move(*vd));
       } else if (li) {
         d.results.push_back(one_sided(DiffStatus::removed, lr[*li].name, lr[*li].value, lr[*li].display));
@@ -237,7 +238,7 @@ class Differ {
         if (!ref) ref = add_key(row.key);
         vd->name = a.cols[ci].name;
         vd->row = *ref;
-        vd->because = attribute(lmap_, rmap_, *l_.prog, row.cells[ci].deps, *r_.prog, other.cells[cj].deps);
+        vd->because = attribute(lmap_, rmap_, l_.scope, {row.cells[ci].deps}, r_.scope, {other.cells[cj].deps});
         td.cells.push_back(std::move(*vd));
       }
     }
@@ -253,38 +254,24 @@ class Differ {
 
 }  // namespace
 
-AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const std::vector<DepSet>& used) {
+AssumptionMap effective_assumptions(const ResultScope& p, const ConfiguredAtoms* configured,
+                                    const std::vector<DepSet>& used) {
   AssumptionMap m;
-  // With a config, its own convention and override atoms are the configured ones; atoms another
-  // config of the same program created (REPL) are skipped, as are overrides a later whole-value
-  // override shadows (they never reach a value).
-  std::set<AtomId> own, dead;
-  if (cfg) {
-    for (const auto& c : cfg->conv) own.insert(c.atom);
-    for (const auto& ovs : cfg->overrides) {
-      const std::size_t first = replacing_override(ovs);
-      for (std::size_t i = 0; i < ovs.size(); ++i) {
-        own.insert(ovs[i].atom);
-        if (first > 0 && i + 1 < first) dead.insert(ovs[i].atom);
-      }
-    }
-    // Settings of a printed name (a default, a registry field): the last one of a name wins.
-    std::set<AtomId> live;
-    for (const auto& [lit, o] : cfg->literal_overrides) live.insert(o.atom);
-    for (AtomId a : cfg->literal_override_atoms) {
-      own.insert(a);
-      if (!live.count(a)) dead.insert(a);
-    }
-  }
+  // With a configuration, its own convention and override atoms are the configured ones; atoms
+  // another config of the same program created (REPL) are skipped, as are the settings a later
+  // one shadows (they never reach a value).
+  static const std::set<AtomId> kNone;
+  const std::set<AtomId>& own = configured ? configured->own : kNone;
+  const std::set<AtomId>& dead = configured ? configured->dead : kNone;
   for (AtomId a = 0; a < p.deps.atom_count(); ++a) {
     if (!p.deps.is_assumption(a) || dead.count(a)) continue;
     const Assumption& as = p.deps.assumption(a);
     // A validation summary exists per evaluator and only where a value carries it (below).
     if (as.kind == AssumptionKind::validation || as.kind == AssumptionKind::note) continue;
-    if (cfg) {
-      const bool configured =
+    if (configured) {
+      const bool set_by_config =
           as.kind == AssumptionKind::convention || as.via == "command line" || as.via.rfind("preset ", 0) == 0;
-      if (configured && !own.count(a)) continue;
+      if (set_by_config && !own.count(a)) continue;
     }
     AssumptionView v = view_of(p, a);
     m[{v.kind, v.name}] = std::move(v);  // creation order is precedence order: later wins
@@ -341,13 +328,16 @@ bool assumption_differs(const AssumptionView* left, const AssumptionView* right)
   return left->value != right->value || left->via != right->via;
 }
 
-std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap, const Program& lp,
-                                     DepSet ldeps, const Program& rp, DepSet rdeps) {
+std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap, const ResultScope& lp,
+                                     const std::vector<DepSet>& ldeps, const ResultScope& rp,
+                                     const std::vector<DepSet>& rdeps) {
   std::set<AssumptionKey> keys;
-  for (AtomId a : lp.deps.atoms(ldeps))
-    if (lp.deps.is_assumption(a)) keys.insert({kind_name(lp.deps.assumption(a).kind), lp.deps.assumption(a).name});
-  for (AtomId a : rp.deps.atoms(rdeps))
-    if (rp.deps.is_assumption(a)) keys.insert({kind_name(rp.deps.assumption(a).kind), rp.deps.assumption(a).name});
+  for (DepSet d : ldeps)
+    for (AtomId a : lp.deps.atoms(d))
+      if (lp.deps.is_assumption(a)) keys.insert({kind_name(lp.deps.assumption(a).kind), lp.deps.assumption(a).name});
+  for (DepSet d : rdeps)
+    for (AtomId a : rp.deps.atoms(d))
+      if (rp.deps.is_assumption(a)) keys.insert({kind_name(rp.deps.assumption(a).kind), rp.deps.assumption(a).name});
   std::vector<AssumptionKey> out;
   for (const auto& k : keys) {
     // A validation band is a consequence of the model a value comes from (its measured error),
@@ -364,6 +354,28 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
   }
   std::stable_sort(out.begin(), out.end(), key_before);
   return out;
+}
+
+namespace {
+void deps_within_walk(const Value& v, std::set<DepSet>& out, std::unordered_set<const Heap*>& seen) {
+  // As deep_deps: a record or list stands for its elements' dependencies.
+  if (v.k != Value::K::record && v.k != Value::K::list) {
+    if (v.deps != 0) out.insert(v.deps);
+    return;
+  }
+  if (!seen.insert(v.h.get()).second) return;
+  if (v.k == Value::K::record)
+    for (const auto& [n, f] : v.rec().fields) deps_within_walk(f, out, seen);
+  else
+    for (const auto& x : v.list().items) deps_within_walk(x, out, seen);
+}
+}  // namespace
+
+std::vector<DepSet> deps_within(const Value& v) {
+  std::set<DepSet> out;
+  std::unordered_set<const Heap*> seen;
+  deps_within_walk(v, out, seen);
+  return {out.begin(), out.end()};
 }
 
 bool same_value(const Value& a, const Value& b) {

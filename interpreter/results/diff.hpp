@@ -4,21 +4,30 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "format.hpp"
-#include "interpreter/semantics/config.hpp"
 #include "run_result.hpp"
 
 namespace mls {
 
-// One side of a diff. Each side normally has its own Program (a full Session); the REPL may
-// pass two configs of one Program, and then `cfg` pins which conventions and overrides are its.
+// What a comparison reads of the configuration a side ran under: the assumption atoms it set
+// (its convention choices, overrides and printed-name settings) and those of them a later
+// setting shadows, which never reach a value. The facade makes it from the side's Config
+// (tooling/driver.hpp, configured_atoms), so the results layer needs no Config.
+struct ConfiguredAtoms {
+  std::set<AtomId> own, dead;
+};
+
+// One side of a diff, read through its program's ResultScope. Each side normally has its own
+// program (a full Session); the REPL may compare two configs of one program, and then
+// `configured` pins which conventions and overrides are this side's.
 struct DiffSide {
-  Program* prog = nullptr;
-  const Config* cfg = nullptr;
+  ResultScope scope;
+  const ConfiguredAtoms* configured = nullptr;  // nullptr: every assumption of the program
   const RunResult* run = nullptr;
   std::string file;   // the scenario as named on the command line
   std::string label;  // how this side was asked for: "rel.mls --use mtbf_model=gpu_only"
@@ -33,14 +42,19 @@ using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
 // The value each assumption has on one side. Assumptions the outputs depend on (`used`) take
 // precedence; the rest of the program's assumptions fill in, later ones (higher precedence:
 // a scenario `set` after a preset's) winning.
-[[nodiscard]] AssumptionMap effective_assumptions(const Program& p, const Config* cfg, const std::vector<DepSet>& used);
+[[nodiscard]] AssumptionMap effective_assumptions(const ResultScope& p, const ConfiguredAtoms* configured,
+                                                  const std::vector<DepSet>& used);
 [[nodiscard]] bool assumption_differs(const AssumptionView* left, const AssumptionView* right);
 
 // Attribution of one changed value: the assumptions that differ between the sides and that the
-// value depends on (left dependencies on the left program, right ones on the right), in the
-// order assumptions are printed under a result. Validation bands are never causes.
+// value depends on (the union of the left sets on the left program, of the right ones on the
+// right), in the order assumptions are printed under a result. Validation bands are never causes.
 [[nodiscard]] std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const AssumptionMap& rmap,
-                                                   const Program& lp, DepSet ldeps, const Program& rp, DepSet rdeps);
+                                                   const ResultScope& lp, const std::vector<DepSet>& ldeps,
+                                                   const ResultScope& rp, const std::vector<DepSet>& rdeps);
+// The dependency sets of a value and of the values inside it (those deep_deps unites), read
+// without interning their union: a comparison only reads its sides' provenance.
+[[nodiscard]] std::vector<DepSet> deps_within(const Value& v);
 
 struct AssumptionChange {
   AssumptionKey key;

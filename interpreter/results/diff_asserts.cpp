@@ -21,7 +21,7 @@ std::vector<Folded> fold(const DiffSide& s) {
   // Keyed by where the assert is written: every outcome of one statement folds into one.
   std::unordered_map<std::string, std::size_t> at;
   for (const AssertOutcome& a : s.run->asserts) {
-    const std::string where = s.prog->sources.where_col(a.span);
+    const std::string where = s.scope.sources.where_col(a.span);
     auto [it, fresh] = at.emplace(where, out.size());
     if (fresh) out.push_back({a.text, a.message, {true, where, "", 0}});
     Folded& f = out[it->second];

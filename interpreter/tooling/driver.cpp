@@ -1,7 +1,10 @@
 // driver.cpp — running the phases.
 #include "driver.hpp"
 
+#include <set>
+
 #include "grammar/symbols.hpp"
+#include "interpreter/results/diff.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/semantics/stack.hpp"
 
@@ -36,6 +39,27 @@ std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOpti
     }
   });
   return result;
+}
+
+ConfiguredAtoms configured_atoms(const Config& cfg) {
+  ConfiguredAtoms c;
+  for (const auto& sel : cfg.conv) c.own.insert(sel.atom);
+  for (const auto& ovs : cfg.overrides) {
+    // Overrides before the last whole-value one never reach a value.
+    const std::size_t first = replacing_override(ovs);
+    for (std::size_t i = 0; i < ovs.size(); ++i) {
+      c.own.insert(ovs[i].atom);
+      if (first > 0 && i + 1 < first) c.dead.insert(ovs[i].atom);
+    }
+  }
+  // Settings of a printed name (a default, a registry field): the last one of a name wins.
+  std::set<AtomId> live;
+  for (const auto& [lit, o] : cfg.literal_overrides) live.insert(o.atom);
+  for (AtomId a : cfg.literal_override_atoms) {
+    c.own.insert(a);
+    if (!live.count(a)) c.dead.insert(a);
+  }
+  return c;
 }
 
 std::vector<std::string> csv_table_names(const Program& p) {

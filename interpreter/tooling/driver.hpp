@@ -26,6 +26,11 @@ struct Session {
 [[nodiscard]] std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
                                                std::optional<Config>* cfg_out = nullptr);
 
+// What a comparison reads of a configuration (results/diff.hpp): the assumption atoms `cfg` set
+// (convention choices, overrides, printed-name settings) and those a later setting shadows.
+struct ConfiguredAtoms;
+[[nodiscard]] ConfiguredAtoms configured_atoms(const Config& cfg);
+
 // The table names `--table` can select in a program: its sweeps and searches, then `show`.
 [[nodiscard]] std::vector<std::string> csv_table_names(const Program& p);
 

@@ -95,11 +95,15 @@ std::string Scenario::report_html(const RunResult& r, const ReportInfo& info) {
 }
 
 DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
-  auto side = [](const ComparedSide& c) {
-    Scenario::Impl& in = *c.scenario->impl_;
-    return DiffSide{&in.s.prog, in.cfg ? &*in.cfg : nullptr, c.run, c.file, c.label};
+  auto atoms = [](const ComparedSide& c) {
+    const Scenario::Impl& in = *c.scenario->impl_;
+    return in.cfg ? std::optional<ConfiguredAtoms>(configured_atoms(*in.cfg)) : std::nullopt;
   };
-  return diff_runs(side(left), side(right));
+  const std::optional<ConfiguredAtoms> la = atoms(left), ra = atoms(right);
+  auto side = [](const ComparedSide& c, const std::optional<ConfiguredAtoms>& a) {
+    return DiffSide{scope_of(c.scenario->impl_->s.prog), a ? &*a : nullptr, c.run, c.file, c.label};
+  };
+  return diff_runs(side(left, la), side(right, ra));
 }
 
 std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {

@@ -85,8 +85,9 @@ bool ReplSession::diff(const std::string& text, std::uint32_t line, std::string&
         // Left: the defaults; right: the session's choices — "what moved since the defaults".
         const RunResult left = run_statements(p, pr.ck, *dcfg, options(), {&pr.stmt});
         const RunResult right = run_statements(p, pr.ck, pr.cfg, options(), {&pr.stmt});
-        const DiffReport d = diff_runs(DiffSide{&p, &*dcfg, &left, "<repl>", "the default choices"},
-                                       DiffSide{&p, &pr.cfg, &right, "<repl>", "the current choices"});
+        const ConfiguredAtoms defaults_set = configured_atoms(*dcfg), current_set = configured_atoms(pr.cfg);
+        const DiffReport d = diff_runs(DiffSide{scope_of(p), &defaults_set, &left, "<repl>", "the default choices"},
+                                       DiffSide{scope_of(p), &current_set, &right, "<repl>", "the current choices"});
         out = format_diff_text(d);
         if (!d.differs())
           for (const auto& r : right.results)

@@ -62,8 +62,9 @@ struct Diffed {
     r.sel.uses = {{"my_a", "hi"}, {"my_b", "hi"}};
     run_side(l);
     run_side(r);
-    d = diff_runs(DiffSide{&l.s->prog, &*l.cfg, &l.r, "m.mls", "left"},
-                  DiffSide{&r.s->prog, &*r.cfg, &r.r, "m.mls", "right"});
+    const ConfiguredAtoms la = configured_atoms(*l.cfg), ra = configured_atoms(*r.cfg);
+    d = diff_runs(DiffSide{scope_of(l.s->prog), &la, &l.r, "m.mls", "left"},
+                  DiffSide{scope_of(r.s->prog), &ra, &r.r, "m.mls", "right"});
     split_changes(*l.s, l.sel, l.r, RunOptions{}, d, lim);
   }
 };

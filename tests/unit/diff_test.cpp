@@ -72,8 +72,9 @@ Ran run_text(const std::string& text, Selection sel = {}, const std::string& nam
 }
 
 DiffReport diff_of(Ran& l, Ran& r) {
-  return diff_runs(DiffSide{&l.s->prog, &*l.cfg, &l.r, "m.mls", "left"},
-                   DiffSide{&r.s->prog, &*r.cfg, &r.r, "m.mls", "right"});
+  const ConfiguredAtoms la = configured_atoms(*l.cfg), ra = configured_atoms(*r.cfg);
+  return diff_runs(DiffSide{scope_of(l.s->prog), &la, &l.r, "m.mls", "left"},
+                   DiffSide{scope_of(r.s->prog), &ra, &r.r, "m.mls", "right"});
 }
 
 Selection use(const std::string& conv, const std::string& choice) {
@@ -194,14 +195,18 @@ TEST_CASE("two files: a parameter on one side only is a cause; rows match by key
 
 TEST_CASE("effective assumptions: outputs' dependencies first, then the last one created") {
   Ran x = run_text(model());
-  const AssumptionMap all = effective_assumptions(x.s->prog, &*x.cfg, {});
+  const ConfiguredAtoms mine = configured_atoms(*x.cfg);
+  const AssumptionMap all = effective_assumptions(scope_of(x.s->prog), &mine, {});
   REQUIRE(all.count({"convention", "my_mtbf_model"}));
   CHECK(all.at({"convention", "my_mtbf_model"}).value == "node_series");
   // A second config of the same program (the REPL's case) does not leak into the first.
   auto other = configure(x.s->prog, x.s->ck, use("my_mtbf_model", "gpu_only"));
   REQUIRE(other);
-  CHECK(effective_assumptions(x.s->prog, &*x.cfg, {}).at({"convention", "my_mtbf_model"}).value == "node_series");
-  CHECK(effective_assumptions(x.s->prog, &*other, {}).at({"convention", "my_mtbf_model"}).value == "gpu_only");
+  const ConfiguredAtoms others = configured_atoms(*other);
+  CHECK(effective_assumptions(scope_of(x.s->prog), &mine, {}).at({"convention", "my_mtbf_model"}).value ==
+        "node_series");
+  CHECK(effective_assumptions(scope_of(x.s->prog), &others, {}).at({"convention", "my_mtbf_model"}).value ==
+        "gpu_only");
 }
 
 TEST_CASE("numbers compare at full precision and print at the shown one") {
@@ -259,12 +264,22 @@ TEST_CASE("one program, two configs: the REPL's :diff of one value") {
   const std::uint32_t g = x.s->prog.lookup(intern("my_same"))->index;
   Evaluator el(x.s->prog, *def, true), er(x.s->prog, *cur, true);
   const Value ls = el.global(g), rs = er.global(g);
-  const AssumptionMap lm = effective_assumptions(x.s->prog, &*def, {ls.deps});
-  const AssumptionMap rm = effective_assumptions(x.s->prog, &*cur, {rs.deps});
+  const ConfiguredAtoms da = configured_atoms(*def), ca = configured_atoms(*cur);
+  const AssumptionMap lm = effective_assumptions(scope_of(x.s->prog), &da, {ls.deps});
+  const AssumptionMap rm = effective_assumptions(scope_of(x.s->prog), &ca, {rs.deps});
   const auto changes = differing_assumptions(lm, rm);
   REQUIRE(changes.size() == 1);
   CHECK(changes[0].key.second == "my_mtbf_model");
   // Same number under both choices: no difference, though the value depends on the choice.
   CHECK_FALSE(compare_values(ls, t_num(Dim{}), Display{}, rs, t_num(Dim{}), Display{}).has_value());
-  CHECK(names(attribute(lm, rm, x.s->prog, ls.deps, x.s->prog, rs.deps), {"convention my_mtbf_model"}));
+  CHECK(names(attribute(lm, rm, scope_of(x.s->prog), {ls.deps}, scope_of(x.s->prog), {rs.deps}),
+              {"convention my_mtbf_model"}));
+  // A record's dependencies read without interning: the atoms deep_deps unites, no more.
+  const Value rec = el.global(x.s->prog.lookup(intern("my_node"))->index);
+  std::set<AtomId> read, united;
+  for (DepSet d : deps_within(rec))
+    for (AtomId a : x.s->prog.deps.atoms(d)) read.insert(a);
+  for (AtomId a : x.s->prog.deps.atoms(deep_deps(rec, x.s->prog.deps))) united.insert(a);
+  CHECK_FALSE(read.empty());
+  CHECK(read == united);
 }
