@@ -38,7 +38,7 @@ SCRIPTED = {
         "Ctrl-C (SIGINT) during `mls run`, `diff` or `explain`, or while a REPL input runs: the evaluation "
         "stops at the next poll (every few thousand steps, every sweep point) and is reported at the "
         "statement it stopped. `--out` files keep their old contents; a REPL session keeps its state.",
-        "`slow.mls` (a sweep of 1,000,000 points of `fib(20)`, "
+        "`slow.mls` (a sweep of 1,000,000 points of `x + fib(20)`, "
         "`let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)`), interrupted after one second",
     ),
     "limit.memory": (
@@ -56,7 +56,7 @@ SCRIPTED = {
 }
 SLOW = """let fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2)
 sweep slow over x in 1..1000000 {
-  show y = fib(20)
+  show y = x + fib(20)
 }
 """
 # Kinds no input should produce.
