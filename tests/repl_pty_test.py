@@ -212,7 +212,9 @@ def interrupt_evaluation(t):
     t.ready()
     t.line("let repl_fib(n) = if n < 2 then n else repl_fib(n - 1) + repl_fib(n - 2)")
     t.ready()
-    t.line("sweep repl_slow over x in 1..1000000 { show y = repl_fib(22) }")
+    # y reads x, so every point evaluates repl_fib (a statement that reads no swept variable is
+    # evaluated once and reused: the sweep would finish before the Ctrl-C).
+    t.line("sweep repl_slow over x in 1..1000000 { show y = x + repl_fib(22) }")
     time.sleep(0.5)
     t.key("C-c")
     t.wait_for("error[run.interrupted]", "the interrupted evaluation reported")

@@ -552,16 +552,21 @@ Value Evaluator::global(std::uint32_t g) {
   return v;
 }
 
-Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
-  const DepthGuard nesting;
-  // The count keeps results independent of the stack size; the stack check is the backstop
-  // for threads that are not pipeline threads (a smaller stack than the count assumes).
+// Entering a node (eval and place, after their DepthGuard): the depth limit, then one step.
+// The count keeps results independent of the stack size; the stack check is the backstop
+// for threads that are not pipeline threads (a smaller stack than the count assumes).
+void Evaluator::enter_node(Span at) {
   if (t_eval_depth > kMaxEvalDepth || stack_low())
-    fail(ErrorKind::runtime_depth, e.span,
+    fail(ErrorKind::runtime_depth, at,
          "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) +
              " levels (counting the bodies of called functions)",
          0);
-  step(e.span);
+  step(at);
+}
+
+Value Evaluator::eval(const Expr& e, Value* slots, int depth) {
+  const DepthGuard nesting;
+  enter_node(e.span);
   if (e.atom >= 0 && !cfg_.literal_overrides.empty()) {
     const auto it = cfg_.literal_overrides.find(e.atom);
     if (it != cfg_.literal_overrides.end()) return literal_override(it->second);
@@ -669,12 +674,7 @@ bool Evaluator::addressable(const Expr& e) const {
 // global's cached value never changes once computed (global() computes it if need be).
 const Value* Evaluator::place(const Expr& e, Value* slots) {
   const DepthGuard nesting;
-  if (t_eval_depth > kMaxEvalDepth || stack_low())
-    fail(ErrorKind::runtime_depth, e.span,
-         "evaluation nests deeper than " + std::to_string(kMaxEvalDepth) +
-             " levels (counting the bodies of called functions)",
-         0);
-  step(e.span);
+  enter_node(e.span);
   if (e.kind == EK::field) return &field_of(*place(*e.kids[0], slots), e);
   if (e.ref.kind == RefKind::local) return &slots[e.ref.index];
   GlobalCache& c = cache(e.ref.index);

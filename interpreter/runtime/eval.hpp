@@ -110,6 +110,7 @@ class Evaluator {
   const Value& field_of(const Value& r, const Expr& e);
   Value literal(const Expr& e);
   Value prior(const Expr& e);  // a `set` reading its target's previous value
+  void enter_node(Span at);    // a node entered: depth limit, then step()
   void step(Span at);          // one unit of the step budget
   void step_slow(Span at);     // step() when Ctrl-C is due a poll or the budget runs out
   Value with_deps_shared(Value v, DepSet d, Span at, std::unordered_map<const Heap*, Value>& done);
