@@ -657,57 +657,12 @@ class SweepRunner {
     return a;
   }
 
-  PointOut point(Evaluator& ev, const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
-                 bool fast) {
-    const Evaluator::BudgetScope budget(ev);  // each point has its own step budget
+  // One point from scratch: point_reusing with no previous point, so every item is evaluated
+  // (the careful re-run of a compiled point, a shard's first point, a bailed point's diagnostic).
+  PointOut point(Evaluator& ev, const Domains& domains, std::size_t index, bool fast) {
+    EvalRun fresh;
     PointOut o;
-    o.key = key_of(domains, index);
-    std::vector<Value> slots(static_cast<std::size_t>(std::max(s_.nslots, 1)));
-    std::size_t k = 0;
-    for (const auto& b : s_.bindings)
-      for (std::size_t i = 0; i < b.slots.size(); ++i, ++k) {
-        Value v = o.key[k];
-        if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
-        slots[static_cast<std::size_t>(b.slots[i])] = v;
-      }
-    const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
-    for (const auto& item : s_.body) {
-      switch (item.kind) {
-        case BK::let: slots[static_cast<std::size_t>(item.slot)] = ev.eval(*item.exprs[0], slots.data(), 0); break;
-        case BK::where:
-          if (!ev.eval(*item.exprs[0], slots.data(), 0).b) {
-            o.filtered = true;
-            return o;
-          }
-          break;
-        case BK::subject:
-          for (const auto& x : item.exprs)
-            if (!ev.eval(*x, slots.data(), 0).b) o.feasible = false;
-          break;
-        case BK::show:
-          for (const auto& sh : item.shows) {
-            Value v = ev.eval(*sh.expr, slots.data(), 0);
-            if (fast_deps) v.deps = ev.unite(v.deps, fast_deps);
-            o.cells.push_back(std::move(v));
-          }
-          break;
-        case BK::assert_: {
-          const Value v = ev.eval(*item.exprs[0], slots.data(), 0);
-          if (!v.b) {
-            o.failed.push_back(failed_assert(item, domains, index));
-            o.failed_items.push_back(static_cast<std::size_t>(&item - s_.body.data()));
-          }
-          break;
-        }
-        case BK::maximize:
-        case BK::minimize: o.objectives.push_back(ev.eval(*item.exprs[0], slots.data(), 0)); break;
-        case BK::pareto:
-          for (const auto& x : item.exprs) o.objectives.push_back(ev.eval(*x, slots.data(), 0));
-          break;
-        case BK::top: break;
-      }
-    }
-    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+    point_reusing(ev, domains, index, fast, fresh, o);
     return o;
   }
 
@@ -744,8 +699,8 @@ class SweepRunner {
     }
   }
 
-  // point(), incrementally: the same results, but a body item none of whose bindings changed
-  // since this worker last evaluated it gives the values it gave then (its evaluation steps
+  // One point, incrementally: a body item none of whose bindings changed since this worker last
+  // evaluated it gives the values it gave then (its evaluation steps
   // are charged again, so the step budget runs out exactly where it would; when they would not
   // fit, the item is evaluated, to fail as it would). Points arrive in enumeration order, so
   // mostly only the innermost binding changed. `o` is refilled in place.
@@ -798,8 +753,8 @@ class SweepRunner {
         st.valid[i] = 0;
         vals.clear();
         const std::uint64_t before = Evaluator::steps_left();
-        // What point() evaluates: every condition of `subject` and objective of `pareto`, the
-        // one expression of the others.
+        // Every condition of `subject` and objective of `pareto`, the one expression of the
+        // others.
         const std::size_t nexprs = item.kind == BK::subject || item.kind == BK::pareto
                                        ? item.exprs.size()
                                        : std::min<std::size_t>(item.exprs.size(), 1);
