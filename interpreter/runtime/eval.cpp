@@ -311,22 +311,23 @@ std::string Evaluator::validation_summary(const std::string& family) {
       if (c.k != Value::K::record) continue;
       const RecordObj& r = c.rec();
       const Value* f = r.get(intern("family"));
-      const Value* m = r.get(intern("measured"));
-      const Value* p = r.get(intern("predicted"));
       const Value* h = r.get(intern("held_out"));
       const Value* q = r.get(intern("quantity"));
-      const Value* b = r.get(intern("band"));
-      const Value* fits = r.get(intern("fits"));
-      if (!f || !m || !p || f->k != Value::K::str || f->str() != fam) continue;
+      // The case's error and band verdict come from the case itself (validation.mls: case_error,
+      // within_band), the same fields `mls validate` prints: one rule, written once.
+      const Value* err = r.get(intern("error"));
+      const Value* within = r.get(intern("within"));
+      if (!f || f->k != Value::K::str || f->str() != fam) continue;
       if (!quantity.empty() && (!q || q->k != Value::K::str || q->str() != quantity)) continue;
-      const double signed_error = p->n.d / m->n.d - 1;
+      if (!err || err->k != Value::K::num || !within || within->k != Value::K::boolean)
+        return "no validation set (a " + fam +
+               " case has no numeric `error` or boolean `within`: build cases with validation.mls's case_error "
+               "and within_band)";
+      const double signed_error = err->n.d;
       const double e = std::abs(signed_error);
       all.push_back(e);
       if (h && h->k == Value::K::boolean && h->b) held.push_back(e);
-      // Outside its band as `mls validate` counts it: |error| beyond the band, or not fitting.
-      const bool within =
-          (!b || b->k != Value::K::num || e <= b->n.d + 1e-12) && (!fits || fits->k != Value::K::boolean || fits->b);
-      if (!within) missed.push_back(signed_error);
+      if (!within->b) missed.push_back(signed_error);
     }
   } catch (const DiagnosticError& err) {
     if (err.diag.kind == ErrorKind::interrupted) throw;  // not a property of the configuration

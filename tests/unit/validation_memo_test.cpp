@@ -16,7 +16,7 @@ namespace {
 // its 20 % band), one quantity b (+5 %, held out). The scenario reads them through validated().
 const char* kToy = R"(
 let toy_pred = 11
-let toy_case(q, measured, predicted, held_out) = { family: "toy", quantity: q, measured: measured, predicted: predicted, held_out: held_out, band: 0.2, fits: true }
+let toy_case(q, measured, predicted, held_out) = { family: "toy", quantity: q, measured: measured, predicted: predicted, held_out: held_out, band: 0.2, fits: true, error: case_error(measured, predicted), within: within_band(measured, predicted, 0.2, true) }
 let toy_validation_cases = [toy_case("a", 10, toy_pred, false), toy_case("a", 10, 6, false), toy_case("b", 20, 21, true)]
 show all = validated("toy", 1)
 show a = validated("toy a", 2)
@@ -74,4 +74,27 @@ TEST_CASE("a validation band is computed from its family's cases, once per proce
   const Program::Mark m = s.prog.begin_input();
   s.prog.rollback(m);
   CHECK(s.prog.validation_memo->text.empty());
+}
+
+TEST_CASE("a case's error and band verdict are read from the case, not recomputed") {
+  // The verdict is the case's `within` field (validation.mls: within_band), so a configuration that
+  // does not fit memory is outside its band however small its error, as `mls validate` counts it;
+  // a case without the fields is refused rather than judged by a second rule.
+  const char* src = R"(
+let toy_validation_cases = [{ family: "toy", measured: 10, predicted: 10.5, held_out: false, band: 0.2, fits: false, error: case_error(10, 10.5), within: within_band(10, 10.5, 0.2, false) }]
+let bare_validation_cases = [{ family: "bare", measured: 10, predicted: 11, held_out: false, band: 0.2, fits: true }]
+show toy = validated("toy", 1)
+show bare = validated("bare", 1)
+)";
+  Session s;
+  REQUIRE(prepare(s, "toy.mls", std::string(src)));
+  const auto r = execute(s, Selection{}, RunOptions{});
+  REQUIRE(r);
+  REQUIRE(r->results.size() == 2);
+  CHECK(band(s.prog, r->results[0]) ==
+        "toy: median |error| 5.0 % (max 5.0 %) over 1 published measurements, 1 outside its band (predicted high); "
+        "`mls validate`");
+  CHECK(band(s.prog, r->results[1]) ==
+        "bare: no validation set (a bare case has no numeric `error` or boolean `within`: build cases with "
+        "validation.mls's case_error and within_band)");
 }
