@@ -1211,6 +1211,13 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
     reg = static_cast<std::uint32_t>(rw) * static_cast<std::uint32_t>(kLanes);
   };
   for (Step& st : ls.code) for_each_reg(st, row);
+  // The binding's registers have rows even when no step reads them: a cell may show them.
+  for (std::size_t k = dirty_first(dirty); k < c_->binding_shapes.size() && k < 64 && (dirty >> k & 1); ++k)
+    leaves(c_->binding_shapes[k], ls.leaves);
+  for (std::uint32_t reg : ls.leaves) {
+    std::uint32_t r = reg;
+    row(r);
+  }
   // A step is on every path unless a jump before it lands after it.
   std::vector<std::uint8_t> always(ls.code.size(), 1);
   for (std::size_t j = 0; j < ls.code.size(); ++j)
@@ -1230,10 +1237,7 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
       first_reg = false;
     });
   }
-  for (std::size_t k = dirty_first(dirty); k < c_->binding_shapes.size() && k < 64 && (dirty >> k & 1); ++k)
-    leaves(c_->binding_shapes[k], ls.leaves);
-  for (std::uint32_t reg : ls.leaves)
-    if (ls.row_of_reg[reg] >= 0) defined[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
+  for (std::uint32_t reg : ls.leaves) defined[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
   for (std::uint32_t rw = 0; rw < ls.reg_of_row.size(); ++rw) {
     if (!defined[rw]) ls.shared.push_back(rw);
     if (written[rw] || defined[rw]) ls.written.push_back(rw);
@@ -1262,9 +1266,7 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   for (std::size_t l = 0; l < kLanes; ++l) {
     if (l < n)
       for (std::size_t k = 0; k < width; ++k) bind(c.binding_shapes[first + k], (*values[l])[k], c, out.regs.data());
-    for (std::uint32_t reg : ls.leaves)
-      if (const std::int32_t rw = ls.row_of_reg[reg]; rw >= 0)
-        r[static_cast<std::size_t>(rw) * kLanes + l] = out.regs[reg];
+    for (std::uint32_t reg : ls.leaves) r[static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes + l] = out.regs[reg];
   }
   const std::size_t nslots = out.sig.size();
   out.lane_sig.resize(nslots * kLanes);

@@ -114,3 +114,20 @@ TEST_CASE("a lane block with an overflowing point reports the error at that poin
     CHECK(same_bits(t.rows[i].cells.at(0).n.d, std::exp(b * 40) * a));
   }
 }
+
+// A lane block's innermost variable that no instruction reads (a shown key, a string) is still
+// each point's own value, not the block's last.
+TEST_CASE("a lane block shows each point's own innermost value") {
+  const Outcome o =
+      run("sweep t over a in [1, 2], x in 1..20, s in [\"p\", \"q\", \"r\"] {\n  show x, s, y = a * 2\n}\n", 0, 1);
+  REQUIRE(o.result.has_value());
+  const Table& t = o.result->tables.at(0);
+  CHECK(t.engine == "binary64, compiled");
+  REQUIRE(t.rows.size() == 2 * 20 * 3);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    INFO("row " << i);
+    CHECK(t.rows[i].cells.at(0).n.d == static_cast<double>(i / 3 % 20 + 1));
+    CHECK(t.rows[i].cells.at(1).str() == std::string(1, "pqr"[i % 3]));
+    CHECK(t.rows[i].cells.at(2).n.d == static_cast<double>(i / 60 + 1) * 2);
+  }
+}
