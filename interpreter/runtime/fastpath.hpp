@@ -73,10 +73,27 @@ struct Step {
 
 // A schedule: the instructions to run for one pattern of changed sweep variables.
 struct Schedule {
-  std::uint64_t dirty = 0;
+  std::uint64_t dirty = 0, skip = 0;
   std::vector<Step> code;
   std::vector<double> imm;
 };
+
+// A schedule run on lanes (SweepProgram::run_lanes): the registers it reads or writes are
+// renumbered to rows of kLanes doubles, and its steps address those rows (row * kLanes).
+struct LaneSchedule {
+  std::uint64_t dirty = 0;
+  std::vector<Step> code;
+  std::vector<double> imm;
+  std::vector<std::uint32_t> reg_of_row;  // row -> register
+  std::vector<std::int32_t> row_of_reg;   // register -> row (-1: not touched, read from PointRun::regs)
+  std::vector<std::uint32_t> shared;      // rows that start as the register: all but those written
+                                          // on every path (their registers are defined once, SSA)
+  std::vector<std::uint32_t> written;     // rows some step writes (copied back to the registers)
+  std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
+};
+
+// Points per lane block: a block's points share everything but the innermost sweep variable.
+inline constexpr std::size_t kLanes = 8;
 
 // Status of one point.
 enum class Status : std::uint8_t { ok, filtered, bail };
@@ -97,6 +114,13 @@ struct PointRun {
   const void* last_deps = nullptr;
   // Per pattern of changed sweep variables: the instructions that must run (fastpath.cpp).
   std::vector<Schedule> schedules;
+  // The last run_lanes: its schedule (index into lane_schedules), rows [row][lane] and the
+  // signatures [lane][slot] of its points.
+  std::vector<LaneSchedule> lane_schedules;
+  std::size_t lane_schedule = 0;
+  std::vector<double> lanes;
+  std::vector<std::uint8_t> lane_sig;
+  std::vector<double> lane_saved;  // the binding's registers before run_lanes (restored if it fails)
 };
 
 // Column / objective / condition outputs of a compiled body, as registers or constants.
@@ -121,8 +145,28 @@ class SweepProgram {
                                                std::string& why_not);
 
   // Runs one point. `key` holds the sweep variables' values; `changed` flags the key positions
-  // (bit k = key[k]) that differ from the previous point this PointRun ran.
-  void run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out) const;
+  // (bit k = key[k]) that differ from the previous point this PointRun ran. Instructions that
+  // depend on a key position in `skip` are not run (a lane block's outer work: run_lanes then
+  // runs them), unless everything runs (the first point, after a point that stopped early, and
+  // the careful re-run after a floating-point exception).
+  void run(const std::vector<Value>& key, std::uint64_t changed, PointRun& out, std::uint64_t skip = 0) const;
+
+  // Runs n <= kLanes points at once, each instruction over all of them: the points that differ
+  // from the point `out` last ran (status ok) only in key positions [first, first + width) (the
+  // innermost binding), where point l takes values[l] there. False, with `out` as it was, when
+  // they cannot run together: a branch or `where` that the points decide differently, an
+  // operation outside its domain, or a floating-point exception; the caller then runs them one
+  // by one. Otherwise read them with read(slot, out, l) and signature(out, l); `out` is left as
+  // after running point n - 1.
+  bool run_lanes(const std::vector<Value>* const* values, std::size_t n, std::size_t first, PointRun& out) const;
+  [[nodiscard]] double read(const Slot& s, const PointRun& r, std::size_t lane) const {
+    if (s.constant) return s.value;
+    const std::int32_t row = r.lane_schedules[r.lane_schedule].row_of_reg[s.reg];
+    return row < 0 ? r.regs[s.reg] : r.lanes[static_cast<std::size_t>(row) * kLanes + lane];
+  }
+  [[nodiscard]] static const std::uint8_t* signature(const PointRun& r, std::size_t lane) {
+    return r.lane_sig.data() + lane * r.sig.size();
+  }
 
   [[nodiscard]] const std::vector<Slot>& cells() const;                            // one per shown column
   [[nodiscard]] const std::vector<Slot>& objectives() const;                       // maximize/minimize/pareto
@@ -133,7 +177,8 @@ class SweepProgram {
   [[nodiscard]] std::size_t instructions() const;
 
  private:
-  const Schedule& schedule_for(std::uint64_t dirty, PointRun& out) const;
+  const Schedule& schedule_for(std::uint64_t dirty, PointRun& out, std::uint64_t skip = 0) const;
+  std::size_t lane_schedule_for(std::uint64_t dirty, PointRun& out) const;
   void bind_key(const std::vector<Value>& key, std::uint64_t dirty, PointRun& out) const;
   SweepProgram();
   std::unique_ptr<Compiled> c_;

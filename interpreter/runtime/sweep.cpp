@@ -4,6 +4,7 @@
 #include "sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -330,10 +331,23 @@ class SweepRunner {
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
       out.error.reset();
       out.outs.resize(end - begin);
+      // Compiled points run in blocks over the innermost binding where they can (run_block).
+      std::size_t block = 0, block_end = 0;
+      bool lanes = false;
       for (std::size_t i = begin; i < end; ++i) {
         try {
           if (interrupt_requested()) throw_interrupted(s_.name_span);
-          if (prog)
+          if (prog && i >= block_end) {
+            const std::size_t n = block_size(domains, i, end);
+            if (n > 1) {
+              block = i;
+              block_end = i + n;
+              lanes = run_block(*prog, domains, i, n, scratch);
+            }
+          }
+          if (prog && i < block_end)
+            block_point(ev, *prog, domains, block, i - block, lanes, scratch, local_sigs, out.outs[i - begin]);
+          else if (prog)
             point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
           else
             point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
@@ -795,20 +809,11 @@ class SweepRunner {
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
   }
 
-  // One point through the compiled program. Provenance comes from the signature cache; a new
-  // signature is evaluated once by the tree-walker, which must agree bit for bit.
-  void point_fast(Evaluator& ev, const fast::SweepProgram& prog,
-                  const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index, fast::PointRun& run,
-                  std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
-    o.filtered = false;
-    o.feasible = true;
-    o.objectives.clear();
-    o.failed.clear();
-    o.failed_items.clear();
-    // Which key positions changed since this worker's previous point: compiled code that
-    // depends on none of them is not re-run. The next point in order is one odometer step
-    // from the previous one (usually the innermost binding only): only the bindings that
-    // moved are copied into the key, which `run.key` keeps between points.
+  // Moves `run`'s key to point `index` (one odometer step from its previous point, usually the
+  // innermost binding only: only the bindings that moved are copied into the key, which
+  // `run.key` keeps between points). Returns the key positions that changed: compiled code that
+  // depends on none of them is not re-run.
+  std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const {
     std::uint64_t changed = 0;
     std::vector<std::size_t>& pick = run.last_pick;
     if (pick.size() == domains.size() && run.key.size() == key_width_ && index == run.last_index + 1) {
@@ -828,8 +833,71 @@ class SweepRunner {
       changed = ~std::uint64_t{0};
     }
     run.last_index = index;
-    o.key.assign(run.key.begin(), run.key.end());
+    return changed;
+  }
+
+  // One point through the compiled program, on its own.
+  void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                  fast::PointRun& run, std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs,
+                  PointOut& o) {
+    const std::uint64_t changed = advance(domains, index, run);
     prog.run(run.key, changed, run);
+    point_out(ev, prog, domains, index, run, kNoLane, local_sigs, o);
+  }
+
+  // Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
+  // the work that depends on the outer bindings but not the innermost one once, then every
+  // instruction that depends on the innermost binding once for all n points (run_lanes). Returns
+  // whether that worked; if not, `run` is left so that the points run one by one (block_point:
+  // the first one re-runs everything that depends on the innermost binding).
+  bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
+                 fast::PointRun& run) const {
+    const std::uint64_t changed = advance(domains, index, run);
+    prog.run(run.key, changed & ~inner_mask(domains), run, inner_mask(domains));
+    const std::size_t pick = run.last_pick.back();
+    std::array<const std::vector<Value>*, fast::kLanes> values{};
+    for (std::size_t l = 0; l < n; ++l) values[l] = &domains.back()[pick + l];
+    return prog.run_lanes(values.data(), n, key_width_ - domains.back()[0].size(), run);
+  }
+
+  // The key positions of the innermost binding.
+  std::uint64_t inner_mask(const Domains& domains) const {
+    const std::size_t inner = domains.back()[0].size();
+    return ((std::uint64_t{1} << inner) - 1) << (key_width_ - inner);
+  }
+
+  // Points from `index` on (up to `end`) that can run as one block: they differ only in the
+  // innermost binding, whose key positions fit the 64-bit masks. 1 when there is no block.
+  std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const {
+    if (domains.empty() || key_width_ > 64) return 1;
+    const std::size_t size = domains.back().size();
+    return std::min({fast::kLanes, size - index % size, end - index});
+  }
+
+  // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
+  // otherwise run on its own (the block's first point with its innermost binding changed).
+  void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                   std::size_t l, bool lanes, fast::PointRun& run,
+                   std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
+    const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
+    if (!lanes) prog.run(run.key, changed, run);
+    point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, local_sigs, o);
+  }
+
+  static constexpr std::size_t kNoLane = ~std::size_t{0};
+
+  // A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
+  // Provenance comes from the signature cache; a new signature is evaluated once by the
+  // tree-walker, which must agree bit for bit.
+  void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                 fast::PointRun& run, std::size_t lane,
+                 std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
+    o.filtered = false;
+    o.feasible = true;
+    o.objectives.clear();
+    o.failed.clear();
+    o.failed_items.clear();
+    o.key.assign(run.key.begin(), run.key.end());
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{
@@ -839,24 +907,28 @@ class SweepRunner {
       o.filtered = true;
       return;
     }
+    auto read = [&](const fast::Slot& sl) { return lane == kNoLane ? prog.read(sl, run) : prog.read(sl, run, lane); };
+    const std::uint8_t* const sig_at = lane == kNoLane ? run.sig.data() : fast::SweepProgram::signature(run, lane);
+    const std::size_t nsig = run.sig.size();
     auto value_of = [&](const fast::Slot& sl, DepSet d) {
-      const double x = prog.read(sl, run);
+      const double x = read(sl);
       if (sl.kind == fast::Slot::K::boolean) return Value::boolean(x != 0, d);
       if (sl.kind == fast::Slot::K::str) return Value::string(prog.string_of(x), d);
       return Value::number(Num::of_double(x), d);
     };
     for (const auto& f : prog.feasibility())
-      if (prog.read(f, run) == 0) o.feasible = false;
+      if (read(f) == 0) o.feasible = false;
     for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
     for (const auto& [cond, item] : prog.asserts())
-      if (prog.read(cond, run) == 0) {
+      if (read(cond) == 0) {
         o.failed.push_back(failed_assert(s_.body[item], domains, index));
         o.failed_items.push_back(item);
       }
     // The previous point of this worker usually took the same branches.
     const std::vector<DepSet>* deps = nullptr;
-    if (run.last_deps && run.last_sig == run.sig) deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
-    const std::string sig = deps ? std::string() : std::string(run.sig.begin(), run.sig.end());
+    if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
+      deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    const std::string sig = deps ? std::string() : std::string(sig_at, sig_at + nsig);
     if (!deps)
       if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
     if (!deps) {
@@ -883,7 +955,7 @@ class SweepRunner {
     }
     if (!sig.empty()) local_sigs.emplace(sig, deps);
     if (run.last_deps != deps) {
-      run.last_sig = run.sig;
+      run.last_sig.assign(sig_at, sig_at + nsig);
       run.last_deps = deps;
     }
     // Numbers are written into the cells in place (they are cleared only to be refilled).
@@ -897,7 +969,7 @@ class SweepRunner {
         continue;
       }
       v.k = Value::K::num;
-      v.n = Num::of_double(prog.read(sl, run));
+      v.n = Num::of_double(read(sl));
       v.h.reset();
       v.deps = (*deps)[c];
     }
