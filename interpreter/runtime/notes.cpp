@@ -6,6 +6,7 @@
 #include "notes.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -20,17 +21,6 @@ using ArmSet = std::vector<std::uint32_t>;
 constexpr std::size_t kMaxRunsPerSite = 64;    // regimes tracked in detail per branch site
 constexpr std::size_t kMaxChangesPerRun = 20;  // per-row drift notes before summarising
 constexpr std::size_t kMaxFlipNotesPerSite = 20;
-
-// Binary64 numbers first: every cell of a large sweep, compared with the row before on every row.
-inline bool same_cell(const Value& a, const Value& b) {
-  if (a.k == Value::K::num && b.k == Value::K::num && a.n.sd == 0 && b.n.sd == 0 && !a.n.ex && !b.n.ex)
-    return a.n.d == b.n.d;
-  if (a.k != b.k) return false;
-  if (a.k == Value::K::num) return !a.n.exact() && !b.n.exact() ? a.n.d == b.n.d : compare(a.n, b.n) == 0;
-  if (a.k == Value::K::boolean) return a.b == b.b;
-  if (a.k == Value::K::str) return a.str() == b.str();
-  return true;
-}
 
 std::string arms_text(const Site& s, const ArmSet& arms);
 
@@ -165,8 +155,9 @@ struct NotesBuilder::State {
     return s;
   }
 
-  const RowArms& arms_of(const Row& r) {
+  const RowArms& arms_of(const Row& r, bool same_deps) {
     // Consecutive rows usually share their cells' dependency sets (one branch signature).
+    if (same_deps && last_arms != nullptr) return *last_arms;
     bool same = last_arms != nullptr && last_deps.size() == r.cells.size();
     for (std::size_t c = 0; same && c < r.cells.size(); ++c) same = last_deps[c] == r.cells[c].deps;
     if (same) return *last_arms;
@@ -227,7 +218,7 @@ struct NotesBuilder::State {
     return a;
   }
 
-  void add(Row& r, std::size_t index) {
+  void add(Row& r, std::size_t index, const RowDelta& delta) {
     if (!shortcuts) {
       // The reference: every row's arms recomputed and every site stepped (step itself finds
       // that a site whose arms did not change continues its regime).
@@ -236,16 +227,22 @@ struct NotesBuilder::State {
       last_arms = nullptr;
       prev_arms = nullptr;
     }
-    const RowArms& ra = arms_of(r);
+    const bool known = delta.known && shortcuts && index > 0;
+    const RowArms& ra = arms_of(r, known && delta.same_deps);
     changed_cols.clear();
-    if (index > 0)
+    if (known) {
+      for (std::uint64_t m = delta.changed; m != 0; m &= m - 1)
+        changed_cols.push_back(static_cast<std::uint32_t>(std::countr_zero(m)));
+    } else if (index > 0) {
       for (std::uint32_t c = 0; c < ncols; ++c)
         if (!same_cell(prev_cells[c], r.cells[c])) changed_cols.push_back(c);
+    }
     // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
     // cell that depends on no assumption and no branch is a pure function of the swept values
     // (the optimizer being swept, a grid's name): a row label, not a regime, so it is skipped.
     if (value_flips.empty()) value_flips.resize(ncols);
     for (const std::uint32_t c : changed_cols) {
+      if (known && delta.numbers_only) break;
       const Value& v = r.cells[c];
       if (v.k != Value::K::boolean && v.k != Value::K::str) continue;
       if (is_label(v) && is_label(prev_cells[c])) continue;
@@ -488,7 +485,22 @@ NotesBuilder::NotesBuilder(const Program& p, const Table& t, Mode mode)
     : s_(std::make_unique<State>(p, t, mode == Mode::incremental)) {}
 NotesBuilder::~NotesBuilder() = default;
 
-void NotesBuilder::add(Row& row, std::size_t index) { s_->add(row, index); }
+void NotesBuilder::add(Row& row, std::size_t index, const RowDelta& delta) { s_->add(row, index, delta); }
+
+void RowDelta::compare(RowDelta& d, const std::vector<Value>& prev, const std::vector<Value>& row) {
+  d = RowDelta{};
+  if (row.size() != prev.size() || row.size() > 64) return;
+  d.known = true;
+  d.same_deps = true;
+  d.numbers_only = true;
+  for (std::size_t c = 0; c < row.size(); ++c) {
+    const Value &a = prev[c], &b = row[c];
+    d.same_deps &= a.deps == b.deps;
+    if (same_cell(a, b)) continue;
+    d.changed |= std::uint64_t{1} << c;
+    d.numbers_only &= a.k == Value::K::num && b.k == Value::K::num;
+  }
+}
 
 std::vector<Note> NotesBuilder::finish() {
   s_->drift_notes();

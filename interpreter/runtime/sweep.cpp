@@ -37,6 +37,38 @@ struct PointOut {
   // (row_text.hpp); has_text is false for the rows computed before that, which the sink formats.
   std::string text;
   bool has_text = false;
+  // Set with the text, on the worker (format_rows): this row against the chunk's row before it,
+  // and whether every cell is a finite binary64 number of a number column (nothing for
+  // check_displayable to refuse). The writer's thread then need not read the cells.
+  RowDelta delta;
+  bool displayable = false;
+};
+
+// What check_displayable accepts without a look, per column: a finite binary64 number in a
+// number column, finite in its display unit too. Fixed once the table's units are chosen.
+struct CellCheck {
+  std::vector<std::uint8_t> num_col;      // its type is a number
+  std::vector<std::uint8_t> no_overflow;  // |factor| >= 1, so x / factor is finite when x is
+  std::vector<double> factor;
+
+  explicit CellCheck(const Table& t) {
+    for (const auto& col : t.cols) {
+      num_col.push_back(col.type && col.type->k == Type::K::num);
+      factor.push_back(col.display.factor.d);
+      no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
+    }
+  }
+  [[nodiscard]] bool plain(std::size_t c, const Value& v) const {
+    // The division only where it could overflow (x / factor with |factor| < 1).
+    return v.k == Value::K::num && num_col[c] && !v.n.exact() &&
+           (no_overflow[c] ? std::isfinite(v.n.d) : std::isfinite(v.n.d / factor[c]));
+  }
+  [[nodiscard]] bool plain(const std::vector<Value>& cells) const {
+    if (cells.size() != num_col.size()) return false;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (!plain(c, cells[c])) return false;
+    return true;
+  }
 };
 
 // One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
@@ -54,15 +86,18 @@ struct EvalRun {
 };
 
 // A row two ahead of the one being written, fetched into this core's cache: the writer reads
-// every point's cells, key and text right after another core wrote them, and without the hint
-// it waits for each of those cache lines in turn.
+// what another core wrote just before (the text; the cells when the sink takes them), and
+// without the hint it waits for each of those cache lines in turn.
 void prefetch(const PointOut& o) {
   auto lines = [](const void* p, std::size_t bytes) {
     for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(static_cast<const char*>(p) + off);
   };
+  if (o.has_text) {
+    lines(o.text.data(), o.text.size());
+    return;
+  }
   lines(o.cells.data(), o.cells.size() * sizeof(Value));
   lines(o.key.data(), o.key.size() * sizeof(Value));
-  lines(o.text.data(), o.text.size());
 }
 
 class SweepRunner {
@@ -91,6 +126,7 @@ class SweepRunner {
     RowTextSink* const row_text = dynamic_cast<RowTextSink*>(&sink);
     NotesBuilder notes(p_, t);
     bool begun = false;
+    std::shared_ptr<const CellCheck> cell_check;  // once the table has begun
     auto begin_table = [&](const std::vector<PointOut*>& sample) {
       // One display unit per column, fitted to the largest magnitude of the first rows.
       for (std::size_t c = 0; c < t.cols.size(); ++c) {
@@ -102,11 +138,9 @@ class SweepRunner {
       }
       sink.table_begin(t);
       begun = true;
+      cell_check = std::make_shared<const CellCheck>(t);
     };
     std::vector<DepSet> last_cell_deps;
-    std::vector<bool> num_col;  // per column: its type is a number (set once the units are chosen)
-    std::vector<double> factor;
-    std::vector<std::uint8_t> no_overflow;  // per column: |factor| >= 1, so x / factor is finite when x is
     // One row object for the whole table. Its vectors trade places with the point's (and the
     // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
     Row row;
@@ -114,45 +148,36 @@ class SweepRunner {
       std::swap(row.key, o.key);
       std::swap(row.cells, o.cells);
       row.point = point;
-      // A binary64 number in a number column is checked inline (the common case, every cell of
-      // a large sweep); anything else goes through check_displayable.
-      if (num_col.size() != t.cols.size()) {
-        num_col.clear();
-        factor.clear();
-        no_overflow.clear();
-        for (const auto& col : t.cols) {
-          num_col.push_back(col.type && col.type->k == Type::K::num);
-          factor.push_back(col.display.factor.d);
-          no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
-        }
+      // A row the worker found plain (every cell a finite binary64 number in its number column)
+      // is not looked at again; otherwise each cell not plain goes through check_displayable.
+      if (!o.displayable)
+        for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
+          if (!cell_check->plain(c, row.cells[c]))
+            check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      // Consecutive rows mostly share their cells' deps: union only what is new (nothing, when
+      // the worker saw this row's deps equal the previous row's).
+      const bool known = o.delta.known && !t.search;
+      if (!known || !o.delta.same_deps) {
+        last_cell_deps.resize(row.cells.size(), ~DepSet{0});
+        for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
+          if (row.cells[c].deps != last_cell_deps[c]) {
+            t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
+            last_cell_deps[c] = row.cells[c].deps;
+          }
       }
-      for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c) {
-        const Value& v = row.cells[c];
-        // The division (one per cell on the writer's thread) only where it could overflow.
-        if (v.k == Value::K::num && num_col[c] && !v.n.exact() &&
-            (no_overflow[c] ? std::isfinite(v.n.d) : std::isfinite(v.n.d / factor[c])))
-          continue;
-        check_displayable(p_, v, t.cols[c].type, t.cols[c].display, t.cols[c].span);
-      }
-      // Consecutive rows mostly share their cells' deps: union only what is new.
-      last_cell_deps.resize(row.cells.size(), ~DepSet{0});
-      for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
-        if (row.cells[c].deps != last_cell_deps[c]) {
-          t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
-          last_cell_deps[c] = row.cells[c].deps;
-        }
       if (o.has_text)
         row_text->table_row_text(t, o.text);
       else
         sink.table_row(t, row);
-      if (!t.search) notes.add(row, t.row_count);
+      if (!t.search) notes.add(row, t.row_count, known ? o.delta : RowDelta{});
       ++t.row_count;
     };
     auto offer_row_format = [&] {
-      if (!row_text || t.search || !begun || has_row_format_) return;
-      std::shared_ptr<const RowFormat> f = row_text->row_format(t);
-      if (!f) return;
+      if (t.search || !begun || has_row_format_) return;
+      std::shared_ptr<const RowFormat> f = row_text ? row_text->row_format(t) : nullptr;
       std::lock_guard<std::mutex> lock(format_mu_);
+      cell_check_ = cell_check;
+      if (!f) return;
       row_format_ = std::move(f);
       has_row_format_ = true;
     };
@@ -413,15 +438,26 @@ class SweepRunner {
 
   static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
 
-  // On a worker: the chunk's rows as the sink writes them, if the sink has said how yet.
+  // On a worker: the chunk's rows as the sink writes them, if the sink has said how yet, and
+  // what the writer would otherwise find out by reading every cell again (PointOut::delta,
+  // displayable), while the cells are in this core's cache.
   void format_rows(std::vector<PointOut>& outs, CellMemo& memo) {
     std::shared_ptr<const RowFormat> f;
+    std::shared_ptr<const CellCheck> check;
     {
       std::lock_guard<std::mutex> lock(format_mu_);
       f = row_format_;
+      check = cell_check_;
     }
+    const PointOut* prev = nullptr;  // the chunk's previous row (a filtered point is none)
     for (PointOut& o : outs) {
+      o.delta = RowDelta{};
+      o.displayable = false;
       o.has_text = f && !o.filtered;
+      if (o.filtered || s_.kind != SK::sweep) continue;
+      if (prev) RowDelta::compare(o.delta, prev->cells, o.cells);
+      prev = &o;
+      o.displayable = check && check->plain(o.cells);
       if (!o.has_text) continue;
       o.text.clear();
       f->append(o.cells, o.text, memo);
@@ -1007,7 +1043,8 @@ class SweepRunner {
   std::mutex sig_mu_;
   std::mutex format_mu_;  // guards row_format_, set once by the consumer, read by the workers
   std::shared_ptr<const RowFormat> row_format_;
-  bool has_row_format_ = false;  // the consumer's own flag (it alone sets row_format_)
+  std::shared_ptr<const CellCheck> cell_check_;  // guarded by format_mu_ too
+  bool has_row_format_ = false;                  // the consumer's own flag (it alone sets row_format_)
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
   std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)

@@ -38,7 +38,7 @@ struct Value {
   // Sweeps copy millions of plain numbers (keys, cells, the previous row of the regime notes):
   // when neither side holds a heap object there is no reference count to move, so the copy is
   // the plain fields, inline. Anything else takes the member-wise copy.
-  Value& operator=(const Value& o) {
+  [[gnu::always_inline]] Value& operator=(const Value& o) {
     if (!h && !o.h && !n.ex && !o.n.ex) {
       k = o.k;
       b = o.b;

@@ -15,10 +15,12 @@ using namespace mls;
 namespace {
 
 // Branches that switch at a few rows only (k at n = 4, v at n = 45, j with the inner m), a
-// column that drifts in one regime and is pinned in another (k), and a boolean that flips.
+// column that drifts in one regime and is pinned in another (k), a boolean that flips, and
+// filtered points (a row's previous row is then not the previous point), over two chunks.
 const char* const kSource =
-    "sweep s over n in 1..60, m in [1, 2, 3] {\n"
+    "sweep s over n in 1..600, m in [1, 2, 3] {\n"
     "  let k = min(n, 4)\n"
+    "  where n < 20 or n > 21 or m == 1\n"
     "  let j = max(m, 2)\n"
     "  show n, m, k, t = 100 s / n, u = k * j, big = n > 30,\n"
     "       v = if n > 45 then n * m else 7\n"
@@ -48,7 +50,7 @@ TEST_CASE("regime notes: the incremental builder equals the reference on every e
     auto r = execute(s, Selection{}, opt);
     REQUIRE(r.has_value());
     const Table& t = r->tables.at(0);
-    REQUIRE(t.rows.size() == 180);
+    REQUIRE(t.rows.size() == 1796);  // two chunks of points: two threads
     NotesBuilder inc(s.prog, t, NotesBuilder::Mode::incremental);
     NotesBuilder ref(s.prog, t, NotesBuilder::Mode::reference);
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
