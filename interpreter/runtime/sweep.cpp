@@ -53,6 +53,21 @@ struct EvalRun {
   std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
 };
 
+// dst = src for the plain values a binary64 sweep's keys and cells mostly are (no string, record
+// or exact number: no reference count to move); anything else through Value's own assignment.
+void assign_plain(Value& dst, const Value& src) {
+  if (src.h || src.n.ex || dst.h || dst.n.ex) {
+    dst = src;
+    return;
+  }
+  dst.k = src.k;
+  dst.b = src.b;
+  dst.deps = src.deps;
+  dst.n.d = src.n.d;
+  dst.n.sn = src.n.sn;
+  dst.n.sd = src.n.sd;
+}
+
 class SweepRunner {
  public:
   SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
@@ -824,7 +839,7 @@ class SweepRunner {
       for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
       for (std::size_t j = from; j < domains.size(); ++j)
         for (const auto& v : domains[j][pick[j]]) {
-          run.key[k] = v;
+          assign_plain(run.key[k], v);
           changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
           ++k;
         }
@@ -897,7 +912,8 @@ class SweepRunner {
     o.objectives.clear();
     o.failed.clear();
     o.failed_items.clear();
-    o.key.assign(run.key.begin(), run.key.end());
+    o.key.resize(run.key.size());
+    for (std::size_t k = 0; k < run.key.size(); ++k) assign_plain(o.key[k], run.key[k]);
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{
@@ -959,18 +975,28 @@ class SweepRunner {
       run.last_deps = deps;
     }
     // Numbers are written into the cells in place (they are cleared only to be refilled).
-    const std::size_t ncells = prog.cells().size();
+    // The lane's rows, looked up once rather than per cell.
+    const std::vector<fast::Slot>& cells = prog.cells();
+    const std::size_t ncells = cells.size();
+    const double* const regs = run.regs.data();
+    const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
+    const std::int32_t* const row_of =
+        lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
     o.cells.resize(ncells);
     for (std::size_t c = 0; c < ncells; ++c) {
-      const fast::Slot& sl = prog.cells()[c];
+      const fast::Slot& sl = cells[c];
       Value& v = o.cells[c];
       if (sl.kind != fast::Slot::K::num) {
         v = value_of(sl, (*deps)[c]);
         continue;
       }
+      double x = sl.value;
+      if (!sl.constant) x = !rows || row_of[sl.reg] < 0 ? regs[sl.reg] : rows[row_of[sl.reg] * fast::kLanes];
       v.k = Value::K::num;
-      v.n = Num::of_double(read(sl));
-      v.h.reset();
+      v.n.d = x;
+      v.n.sn = v.n.sd = 0;
+      if (v.n.ex) v.n.ex.reset();
+      if (v.h) v.h.reset();
       v.deps = (*deps)[c];
     }
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
