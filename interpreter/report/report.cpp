@@ -10,7 +10,6 @@
 
 #include "chart.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/semantics/program.hpp"
 #include "page.hpp"
 
 namespace mls {
@@ -67,7 +66,7 @@ std::string counts(const Table& t) {
 }
 
 struct Page {
-  const Program& p;
+  ResultScope scope;  // units, provenance and sources of the run's program
   std::string out;
   // Validation assumptions met on the way: name -> (summary, where it was used).
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> validated;
@@ -81,7 +80,7 @@ struct Page {
   }
 
   void result(const Shown& sh) {
-    const auto as = assumptions_of(scope_of(p), sh.value.deps);
+    const auto as = assumptions_of(scope, sh.value.deps);
     note_validation(as, sh.name);
     const bool num = sh.value.k == Value::K::num;
     out += "<details class=\"result\"><summary><span class=\"name\">" + esc(sh.name) +
@@ -150,7 +149,7 @@ struct Page {
     // Assumptions once per column, grouping columns that share the same list (as text does).
     std::vector<std::pair<std::vector<AssumptionView>, std::vector<std::string>>> groups;
     for (std::size_t c = 0; c < t.cols.size() && c < t.col_deps.size(); ++c) {
-      auto as = assumptions_of(scope_of(p), t.col_deps[c]);
+      auto as = assumptions_of(scope, t.col_deps[c]);
       if (as.empty()) continue;
       note_validation(as, t.name + "." + t.cols[c].name);
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == as; });
@@ -194,8 +193,8 @@ std::string sensitivity_html(const std::vector<Tornado>& ts) {
 
 }  // namespace
 
-std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info) {
-  Page pg{p, {}, {}};
+std::string report_html(const ResultScope& scope, const RunResult& r, const ReportInfo& info) {
+  Page pg{scope, {}, {}};
   std::string& s = pg.out;
   s += page_head("mls report: " + info.file);
   s += "<header><h1>mls report: <code>" + esc(info.file) + "</code></h1>\n";
@@ -227,7 +226,7 @@ std::string report_html(const Program& p, const RunResult& r, const ReportInfo& 
       items += std::string("<li class=\"") + (a.ok ? "ok" : "failed") + "\">" + (a.ok ? "passed" : "failed") +
                ": <code>" + esc(a.text) + "</code>" + (a.message.empty() ? "" : " — " + esc(a.message)) +
                (a.detail.empty() ? "" : " <span class=\"counts\">(" + esc(a.detail) + ")</span>") +
-               " <span class=\"counts\">" + esc(p.sources.where_col(a.span)) + "</span></li>\n";
+               " <span class=\"counts\">" + esc(scope.sources.where_col(a.span)) + "</span></li>\n";
     }
     s += fmt::format("<section id=\"asserts\"><h2>Assertions</h2>\n<p>{} of {} passed{}</p><ul>\n",
                      r.asserts.size() - failed, r.asserts.size(),

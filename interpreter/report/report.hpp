@@ -20,7 +20,8 @@ struct ReportInfo {
 };
 
 // The page. Same run, same bytes (no clock, no paths beyond the ones given).
-[[nodiscard]] std::string report_html(const Program& p, const RunResult& r, const ReportInfo& info);
+// `scope`: what the run's program lends its results (units, provenance, sources; scope_of).
+[[nodiscard]] std::string report_html(const ResultScope& scope, const RunResult& r, const ReportInfo& info);
 
 // Diff mode (`mls report A.mls B.mls`, `--preset A --preset B`, `FILE --diff --use ...`): the
 // comparison of two runs (results/diff) with both sides of each sweep on one chart.

@@ -232,6 +232,55 @@ bool near_miss(const std::string& key, const std::vector<std::string>& read) {
   return false;
 }
 
+// The first error of a JSON text, located by the parser itself (a SAX pass that stops at the
+// error: the library reports where it stopped and the token it read), so no place is recovered
+// from the library's message text.
+struct JsonError {
+  std::uint32_t offset = 0;  // 0-based byte the caret points at
+  std::string message;
+};
+
+class ErrorLocator final : public nlohmann::json_sax<json> {
+ public:
+  JsonError error;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  // `position`: bytes read, through the token that failed (`token`).
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) override {
+    if (ex.id == 406) {
+      // A number too large for a double: the caret goes to the number's first character.
+      error.offset = static_cast<std::uint32_t>(position >= token.size() ? position - token.size() : 0);
+      error.message = "a number too large for a double";
+      return false;
+    }
+    // A syntax error: the caret goes to the character that failed; the library's own wording
+    // follows its "line L, column C: " prefix (our caret gives the place).
+    error.offset = static_cast<std::uint32_t>(position == 0 ? 0 : position - 1);
+    error.message = ex.what();
+    if (const auto c = error.message.find(": ", error.message.find("column")); c != std::string::npos)
+      error.message = error.message.substr(c + 2);
+    return false;
+  }
+};
+
+JsonError first_json_error(const std::string& text) {
+  ErrorLocator loc;
+  loc.error.message = "unreadable";
+  (void)json::sax_parse(text, &loc);
+  loc.error.offset = std::min(loc.error.offset, static_cast<std::uint32_t>(text.size()));
+  return loc.error;
+}
+
 }  // namespace
 
 const std::vector<HfFieldSpec>& hf_field_specs() { return kSpecs; }
@@ -255,31 +304,10 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
   }
   const FileId file = p.sources.add(path, std::move(*text), false);
   const std::string& t = p.sources.get(file).text;
-  json j;
-  try {
-    j = json::parse(t);
-  } catch (const json::parse_error& e) {
-    // e.byte: 1-based offset of the character that failed; the library's own text follows its
-    // "line L, column C: " prefix (our caret gives the place).
-    const auto off = static_cast<std::uint32_t>(std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, t.size()));
-    std::string msg = e.what();
-    if (const auto c = msg.find(": ", msg.find("column")); c != std::string::npos) msg = msg.substr(c + 2);
-    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, off, off + 1}, "not valid JSON: " + msg);
-    d.notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  } catch (const json::out_of_range& e) {
-    // A number too large for a double (406: "number overflow parsing '1e400'") carries no
-    // offset; the quoted literal in the message locates it.
-    const std::string msg = e.what();
-    std::uint32_t off = 0;
-    if (const auto q = msg.find('\''); q != std::string::npos) {
-      const auto q2 = msg.find('\'', q + 1);
-      if (q2 != std::string::npos)
-        if (const auto pos = t.find(msg.substr(q + 1, q2 - q - 1)); pos != std::string::npos)
-          off = static_cast<std::uint32_t>(pos);
-    }
-    auto& d =
-        p.diags.error(ErrorKind::hf_parse, Span{file, off, off + 1}, "not valid JSON: a number too large for a double");
+  json j = json::parse(t, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    const JsonError e = first_json_error(t);
+    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
     d.notes.push_back({at, "read by model_from_hf here"});
     return false;
   }

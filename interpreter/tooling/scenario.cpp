@@ -91,7 +91,7 @@ bool Scenario::split_changes(const Selection& sel, const RunResult& r, const Run
 }
 
 std::string Scenario::report_html(const RunResult& r, const ReportInfo& info) {
-  return mls::report_html(impl_->s.prog, r, info);
+  return mls::report_html(scope_of(impl_->s.prog), r, info);
 }
 
 DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
