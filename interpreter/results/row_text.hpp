@@ -34,22 +34,26 @@ class CellMemo {
     std::memcpy(&bits, &v.n.d, sizeof bits);
     if (c >= slots_.size()) slots_.resize(c + 1);
     Slot& s = slots_[c];
-    if (s.valid && s.bits == bits) {
-      out += s.text;
+    if (s.len != 0 && s.bits == bits) {
+      out.append(s.text, s.len);
       return;
     }
     const std::size_t at = out.size();
     make(out);
-    s.text.assign(out, at);
+    // A text too long for the slot (a number is rarely over 24 bytes) is not remembered.
+    const std::size_t len = out.size() - at;
+    s.len = len <= sizeof s.text ? static_cast<std::uint8_t>(len) : 0;
+    if (s.len != 0) std::memcpy(s.text, out.data() + at, len);
     s.bits = bits;
-    s.valid = true;
   }
 
  private:
+  // The text in place, not in a std::string: remembering it is a copy of a few bytes, with no
+  // call into the string's reallocation logic per changed cell.
   struct Slot {
-    bool valid = false;
+    std::uint8_t len = 0;  // 0: nothing remembered
     std::uint64_t bits = 0;
-    std::string text;
+    char text[40] = {};
   };
   std::vector<Slot> slots_;
 };

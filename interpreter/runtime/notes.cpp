@@ -21,7 +21,10 @@ constexpr std::size_t kMaxRunsPerSite = 64;    // regimes tracked in detail per 
 constexpr std::size_t kMaxChangesPerRun = 20;  // per-row drift notes before summarising
 constexpr std::size_t kMaxFlipNotesPerSite = 20;
 
-bool same_cell(const Value& a, const Value& b) {
+// Binary64 numbers first: every cell of a large sweep, compared with the row before on every row.
+inline bool same_cell(const Value& a, const Value& b) {
+  if (a.k == Value::K::num && b.k == Value::K::num && a.n.sd == 0 && b.n.sd == 0 && !a.n.ex && !b.n.ex)
+    return a.n.d == b.n.d;
   if (a.k != b.k) return false;
   if (a.k == Value::K::num) return !a.n.exact() && !b.n.exact() ? a.n.d == b.n.d : compare(a.n, b.n) == 0;
   if (a.k == Value::K::boolean) return a.b == b.b;
@@ -137,12 +140,16 @@ struct NotesBuilder::State {
   std::vector<Value> prev_cells, prev_key;
   std::size_t rows = 0;
   std::vector<std::size_t> value_flips;
-  std::vector<bool> changed;  // per column, this row vs the previous one (reused)
+  // The columns whose cell differs from the previous row's, ascending (reused): the per-row
+  // work after the comparison is proportional to what changed, not to the width of the table.
+  std::vector<std::uint32_t> changed_cols;
   std::vector<Note> notes;
+  const bool shortcuts;
 
   static constexpr std::size_t kMaxSegments = 1024;
 
-  State(const Program& prog, const Table& table) : p(prog), t(table), ncols(table.cols.size()) {}
+  State(const Program& prog, const Table& table, bool fast)
+      : p(prog), t(table), ncols(table.cols.size()), shortcuts(fast) {}
 
   // Row labels are formatted only when a note needs them (formatting exact keys is not free).
   std::string label(const std::vector<Value>& key) const {
@@ -221,17 +228,26 @@ struct NotesBuilder::State {
   }
 
   void add(Row& r, std::size_t index) {
+    if (!shortcuts) {
+      // The reference: every row's arms recomputed and every site stepped (step itself finds
+      // that a site whose arms did not change continues its regime).
+      memo.clear();
+      transitions.clear();
+      last_arms = nullptr;
+      prev_arms = nullptr;
+    }
     const RowArms& ra = arms_of(r);
-    changed.assign(ncols, false);
+    changed_cols.clear();
     if (index > 0)
-      for (std::size_t c = 0; c < ncols; ++c) changed[c] = !same_cell(prev_cells[c], r.cells[c]);
+      for (std::uint32_t c = 0; c < ncols; ++c)
+        if (!same_cell(prev_cells[c], r.cells[c])) changed_cols.push_back(c);
     // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
     // cell that depends on no assumption and no branch is a pure function of the swept values
     // (the optimizer being swept, a grid's name): a row label, not a regime, so it is skipped.
     if (value_flips.empty()) value_flips.resize(ncols);
-    for (std::size_t c = 0; c < ncols; ++c) {
+    for (const std::uint32_t c : changed_cols) {
       const Value& v = r.cells[c];
-      if (!changed[c] || (v.k != Value::K::boolean && v.k != Value::K::str)) continue;
+      if (v.k != Value::K::boolean && v.k != Value::K::str) continue;
       if (is_label(v) && is_label(prev_cells[c])) continue;
       if (value_flips[c]++ < kMaxFlipNotesPerSite)
         notes.push_back(
@@ -241,7 +257,7 @@ struct NotesBuilder::State {
     }
     // Branches: only when this row's arms differ from the previous row's.
     bool boundary = segs.empty();
-    if (ra.id != prev_arms_id) {
+    if (ra.id != prev_arms_id || !shortcuts) {
       if (prev_arms) {
         // Only the sites whose arms differ between the two rows can flip or start a regime.
         for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, r, index);
@@ -299,8 +315,7 @@ struct NotesBuilder::State {
       segs.push_back(Segment{index, std::vector<ColSeg>(ncols)});
     }
     Segment& sg = segs.back();
-    for (std::size_t c = 0; c < ncols; ++c) {
-      if (!changed[c]) continue;
+    for (const std::uint32_t c : changed_cols) {
       ColSeg& cs = sg.cols[c];
       if (index == sg.begin) {
         cs.entry = true;
@@ -469,7 +484,8 @@ struct NotesBuilder::State {
   }
 };
 
-NotesBuilder::NotesBuilder(const Program& p, const Table& t) : s_(std::make_unique<State>(p, t)) {}
+NotesBuilder::NotesBuilder(const Program& p, const Table& t, Mode mode)
+    : s_(std::make_unique<State>(p, t, mode == Mode::incremental)) {}
 NotesBuilder::~NotesBuilder() = default;
 
 void NotesBuilder::add(Row& row, std::size_t index) { s_->add(row, index); }

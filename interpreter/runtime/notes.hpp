@@ -11,7 +11,11 @@ namespace mls {
 
 class NotesBuilder {
  public:
-  NotesBuilder(const Program& p, const Table& t);
+  // `reference` recomputes each row's branch arms and steps every branch site on every row,
+  // where `incremental` reuses the previous row's when its deps are the same and steps only the
+  // sites whose arms changed: the same notes, byte for byte (tests/unit/notes_test.cpp).
+  enum class Mode { incremental, reference };
+  NotesBuilder(const Program& p, const Table& t, Mode mode = Mode::incremental);
   ~NotesBuilder();
   NotesBuilder(const NotesBuilder&) = delete;
   NotesBuilder& operator=(const NotesBuilder&) = delete;

@@ -53,19 +53,16 @@ struct EvalRun {
   std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
 };
 
-// dst = src for the plain values a binary64 sweep's keys and cells mostly are (no string, record
-// or exact number: no reference count to move); anything else through Value's own assignment.
-void assign_plain(Value& dst, const Value& src) {
-  if (src.h || src.n.ex || dst.h || dst.n.ex) {
-    dst = src;
-    return;
-  }
-  dst.k = src.k;
-  dst.b = src.b;
-  dst.deps = src.deps;
-  dst.n.d = src.n.d;
-  dst.n.sn = src.n.sn;
-  dst.n.sd = src.n.sd;
+// A row two ahead of the one being written, fetched into this core's cache: the writer reads
+// every point's cells, key and text right after another core wrote them, and without the hint
+// it waits for each of those cache lines in turn.
+void prefetch(const PointOut& o) {
+  auto lines = [](const void* p, std::size_t bytes) {
+    for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(static_cast<const char*>(p) + off);
+  };
+  lines(o.cells.data(), o.cells.size() * sizeof(Value));
+  lines(o.key.data(), o.key.size() * sizeof(Value));
+  lines(o.text.data(), o.text.size());
 }
 
 class SweepRunner {
@@ -109,6 +106,7 @@ class SweepRunner {
     std::vector<DepSet> last_cell_deps;
     std::vector<bool> num_col;  // per column: its type is a number (set once the units are chosen)
     std::vector<double> factor;
+    std::vector<std::uint8_t> no_overflow;  // per column: |factor| >= 1, so x / factor is finite when x is
     // One row object for the whole table. Its vectors trade places with the point's (and the
     // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
     Row row;
@@ -121,14 +119,19 @@ class SweepRunner {
       if (num_col.size() != t.cols.size()) {
         num_col.clear();
         factor.clear();
+        no_overflow.clear();
         for (const auto& col : t.cols) {
           num_col.push_back(col.type && col.type->k == Type::K::num);
           factor.push_back(col.display.factor.d);
+          no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
         }
       }
       for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c) {
         const Value& v = row.cells[c];
-        if (v.k == Value::K::num && num_col[c] && !v.n.exact() && std::isfinite(v.n.d / factor[c])) continue;
+        // The division (one per cell on the writer's thread) only where it could overflow.
+        if (v.k == Value::K::num && num_col[c] && !v.n.exact() &&
+            (no_overflow[c] ? std::isfinite(v.n.d) : std::isfinite(v.n.d / factor[c])))
+          continue;
         check_displayable(p_, v, t.cols[c].type, t.cols[c].display, t.cols[c].span);
       }
       // Consecutive rows mostly share their cells' deps: union only what is new.
@@ -165,6 +168,7 @@ class SweepRunner {
       }
       for (std::size_t k = 0; k < outs.size(); ++k) {
         PointOut& o = outs[k];
+        if (k + 2 < outs.size()) prefetch(outs[k + 2]);
         for (auto& a : o.failed) asserts.push_back(std::move(a));
         if (o.filtered) {
           ++t.filtered;
@@ -839,7 +843,7 @@ class SweepRunner {
       for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
       for (std::size_t j = from; j < domains.size(); ++j)
         for (const auto& v : domains[j][pick[j]]) {
-          assign_plain(run.key[k], v);
+          run.key[k] = v;
           changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
           ++k;
         }
@@ -912,8 +916,7 @@ class SweepRunner {
     o.objectives.clear();
     o.failed.clear();
     o.failed_items.clear();
-    o.key.resize(run.key.size());
-    for (std::size_t k = 0; k < run.key.size(); ++k) assign_plain(o.key[k], run.key[k]);
+    o.key.assign(run.key.begin(), run.key.end());
     if (run.status == fast::Status::bail) {
       (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
       throw DiagnosticError{

@@ -31,6 +31,31 @@ struct Value {
   Num n;
   std::shared_ptr<const Heap> h;
 
+  Value() = default;
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
+  // Sweeps copy millions of plain numbers (keys, cells, the previous row of the regime notes):
+  // when neither side holds a heap object there is no reference count to move, so the copy is
+  // the plain fields, inline. Anything else takes the member-wise copy.
+  Value& operator=(const Value& o) {
+    if (!h && !o.h && !n.ex && !o.n.ex) {
+      k = o.k;
+      b = o.b;
+      deps = o.deps;
+      n.d = o.n.d;
+      n.sn = o.n.sn;
+      n.sd = o.n.sd;
+      return *this;
+    }
+    return copy_shared(o);
+  }
+  // Out of line, so that the common case above stays small enough to inline at every copy.
+  [[gnu::noinline]] Value& copy_shared(const Value& o) {
+    Value copy(o);
+    return *this = std::move(copy);
+  }
+
   [[nodiscard]] static Value number(Num x, DepSet d = 0) {
     Value v;
     v.n = std::move(x);
