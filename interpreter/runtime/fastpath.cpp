@@ -4,6 +4,7 @@
 #include "fastpath.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cfenv>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -1239,9 +1240,13 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
   }
   for (std::uint32_t reg : ls.leaves) defined[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
   for (std::uint32_t rw = 0; rw < ls.reg_of_row.size(); ++rw) {
-    if (!defined[rw]) ls.shared.push_back(rw);
+    if (!defined[rw]) (written[rw] ? ls.shared : ls.inputs).push_back(rw);
     if (written[rw] || defined[rw]) ls.written.push_back(rw);
   }
+  if (std::getenv("MLS_DEBUG_FAST"))
+    std::fprintf(stderr, "lanes %llx: %zu steps, %zu rows, %zu shared, %zu written\n",
+                 static_cast<unsigned long long>(dirty), ls.code.size(), ls.reg_of_row.size(),
+                 ls.shared.size() + ls.inputs.size(), ls.written.size());
   out.lane_schedules.push_back(std::move(ls));
   return out.lane_schedules.size() - 1;
 }
@@ -1258,9 +1263,19 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   // Every row starts as the register (what the points share), then the binding's leaves are
   // written per lane (a lane past n repeats point n - 1, so it raises nothing point n - 1 does
   // not). The registers keep point n - 1's binding, as after running it.
+  // Rows are laid out per lane schedule: another one's rows are refilled in full.
+  const bool same_rows = out.lanes_of == out.lane_schedule;
+  out.lanes_of = out.lane_schedule;
   out.lanes.resize(ls.reg_of_row.size() * kLanes);
   double* const r = out.lanes.data();
   for (std::uint32_t k : ls.shared) std::fill_n(r + k * kLanes, kLanes, out.regs[ls.reg_of_row[k]]);
+  // An input row holds one value in every lane (no step writes it) and mostly the same as for
+  // the previous block (the outer work changes few of them): refilled only when it changed.
+  for (std::uint32_t k : ls.inputs) {
+    const double x = out.regs[ls.reg_of_row[k]];
+    if (!same_rows || std::bit_cast<std::uint64_t>(r[k * kLanes]) != std::bit_cast<std::uint64_t>(x))
+      std::fill_n(r + k * kLanes, kLanes, x);
+  }
   out.lane_saved.clear();
   for (std::uint32_t reg : ls.leaves) out.lane_saved.push_back(out.regs[reg]);
   for (std::size_t l = 0; l < kLanes; ++l) {

@@ -86,10 +86,12 @@ struct LaneSchedule {
   std::vector<double> imm;
   std::vector<std::uint32_t> reg_of_row;  // row -> register
   std::vector<std::int32_t> row_of_reg;   // register -> row (-1: not touched, read from PointRun::regs)
-  std::vector<std::uint32_t> shared;      // rows that start as the register: all but those written
-                                          // on every path (their registers are defined once, SSA)
-  std::vector<std::uint32_t> written;     // rows some step writes (copied back to the registers)
-  std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
+  // Rows that start as the register, all but those written on every path (a register is
+  // defined once, SSA, or in each arm of a branch): those no step writes, the block's inputs,
+  // and those written on some paths only.
+  std::vector<std::uint32_t> inputs, shared;
+  std::vector<std::uint32_t> written;  // rows some step writes (copied back to the registers)
+  std::vector<std::uint32_t> leaves;   // the innermost binding's registers (bound per lane)
 };
 
 // Points per lane block: a block's points share everything but the innermost sweep variable.
@@ -119,6 +121,7 @@ struct PointRun {
   std::vector<LaneSchedule> lane_schedules;
   std::size_t lane_schedule = 0;
   std::vector<double> lanes;
+  std::size_t lanes_of = ~std::size_t{0};  // the lane schedule whose rows `lanes` holds
   std::vector<std::uint8_t> lane_sig;
   std::vector<double> lane_saved;  // the binding's registers before run_lanes (restored if it fails)
 };

@@ -1014,18 +1014,28 @@ class SweepRunner {
       run.last_deps = deps;
     }
     // Numbers are written into the cells in place (they are cleared only to be refilled).
-    const std::size_t ncells = prog.cells().size();
+    // The lane's rows, looked up once rather than per cell.
+    const std::vector<fast::Slot>& cells = prog.cells();
+    const std::size_t ncells = cells.size();
+    const double* const regs = run.regs.data();
+    const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
+    const std::int32_t* const row_of =
+        lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
     o.cells.resize(ncells);
     for (std::size_t c = 0; c < ncells; ++c) {
-      const fast::Slot& sl = prog.cells()[c];
+      const fast::Slot& sl = cells[c];
       Value& v = o.cells[c];
       if (sl.kind != fast::Slot::K::num) {
         v = value_of(sl, (*deps)[c]);
         continue;
       }
+      double x = sl.value;
+      if (!sl.constant) x = !rows || row_of[sl.reg] < 0 ? regs[sl.reg] : rows[row_of[sl.reg] * fast::kLanes];
       v.k = Value::K::num;
-      v.n = Num::of_double(read(sl));
-      v.h.reset();
+      v.n.d = x;
+      v.n.sn = v.n.sd = 0;
+      if (v.n.ex) v.n.ex.reset();
+      if (v.h) v.h.reset();
       v.deps = (*deps)[c];
     }
     if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
