@@ -17,9 +17,10 @@
 
 namespace mls {
 
-// One formatting thread's memory of each column's last text and the binary64 number it was
-// made from: consecutive rows of a sweep repeat most cells (the outer sweep variables change
-// slowly), and a number seen just before need not be formatted again.
+// One formatting thread's memory of each column's recent texts and the binary64 numbers they
+// were made from: consecutive rows of a sweep repeat most cells (the outer sweep variables
+// change slowly, the innermost one cycles through a few values), and a number seen before
+// need not be formatted again.
 class CellMemo {
  public:
   // Appends column c's text for v: what make(out) appended for the same number last time, or
@@ -32,8 +33,10 @@ class CellMemo {
     }
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v.n.d, sizeof bits);
-    if (c >= slots_.size()) slots_.resize(c + 1);
-    Slot& s = slots_[c];
+    // A few texts per column, the slot chosen by a hash of the number: an inner sweep variable
+    // of up to kWays values (a batch size, a tensor-parallel degree) then always finds its text.
+    if ((c + 1) * kWays > slots_.size()) slots_.resize((c + 1) * kWays);
+    Slot& s = slots_[c * kWays + static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> 61)];
     if (s.len != 0 && s.bits == bits) {
       out.append(s.text, s.len);
       return;
@@ -48,6 +51,7 @@ class CellMemo {
   }
 
  private:
+  static constexpr std::size_t kWays = 8;  // slots per column (the hash above keeps 3 bits)
   // The text in place, not in a std::string: remembering it is a copy of a few bytes, with no
   // call into the string's reallocation logic per changed cell.
   struct Slot {
