@@ -592,32 +592,12 @@ class Compiler {
       }
       Ins& i = c_.code[pc];
       std::uint64_t m = active.empty() ? 0 : active.back().second;
-      switch (i.op) {
-        case Op::movi:
-        case Op::mark:
-        case Op::jmp:
-        case Op::clear:
-        case Op::fail: break;
-        case Op::clamp: m |= reg[i.a] | reg[i.b] | reg[i.c]; break;
-        case Op::mov:
-        case Op::neg:
-        case Op::not_:
-        case Op::floor:
-        case Op::ceil:
-        case Op::round:
-        case Op::abs:
-        case Op::sqrt:
-        case Op::exp:
-        case Op::ln:
-        case Op::log2:
-        case Op::log10:
-        case Op::jz:
-        case Op::exit_if_zero: m |= reg[i.a]; break;
-        default: m |= reg[i.a] | reg[i.b]; break;
-      }
+      const Operands o = operands(i.op);
+      if (o.reads > 0) m |= reg[i.a];
+      if (o.reads > 1) m |= reg[i.b];
+      if (o.reads > 2) m |= reg[i.c];
       i.mask = m;
-      if (i.op != Op::jz && i.op != Op::jmp && i.op != Op::mark && i.op != Op::exit_if_zero && i.op != Op::fail)
-        reg[i.d] |= m;
+      if (o.writes) reg[i.d] |= m;
     }
     // Slots marked inside each branch, keyed by the branch's first instruction.
     c_.region_slots.assign(c_.code.size(), {});
@@ -997,41 +977,11 @@ namespace {
 // Calls f on each register field of a step (its destination and operands), by op.
 template <typename F>
 void for_each_reg(Step& st, F f) {
-  switch (st.op) {
-    case Op::movi: f(st.d); return;
-    case Op::jz:
-    case Op::exit_if_zero: f(st.a); return;
-    case Op::jmp:
-    case Op::mark:
-    case Op::fail:
-    case Op::clear: return;
-    case Op::mov:
-    case Op::neg:
-    case Op::not_:
-    case Op::floor:
-    case Op::ceil:
-    case Op::round:
-    case Op::abs:
-    case Op::sqrt:
-    case Op::exp:
-    case Op::ln:
-    case Op::log2:
-    case Op::log10:
-      f(st.d);
-      f(st.a);
-      return;
-    case Op::clamp:
-      f(st.d);
-      f(st.a);
-      f(st.b);
-      f(st.c);
-      return;
-    default:  // the binary operations
-      f(st.d);
-      f(st.a);
-      f(st.b);
-      return;
-  }
+  const Operands o = operands(st.op);
+  if (o.writes) f(st.d);
+  if (o.reads > 0) f(st.a);
+  if (o.reads > 1) f(st.b);
+  if (o.reads > 2) f(st.c);
 }
 
 // The leaf registers of a binding's shape.

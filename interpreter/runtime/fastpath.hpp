@@ -56,6 +56,38 @@ enum class Op : std::uint8_t {
   clear
 };
 
+// The register fields an operation uses: whether it writes `d`, and how many of `a`, `b`, `c` it
+// reads, in that order. The one table the dependency analysis and the lane renumbering read.
+struct Operands {
+  bool writes = false;
+  std::uint8_t reads = 0;
+};
+constexpr Operands operands(Op op) {
+  switch (op) {
+    case Op::movi: return {true, 0};
+    case Op::jz:
+    case Op::exit_if_zero: return {false, 1};
+    case Op::jmp:
+    case Op::mark:
+    case Op::fail:
+    case Op::clear: return {false, 0};
+    case Op::mov:
+    case Op::neg:
+    case Op::not_:
+    case Op::floor:
+    case Op::ceil:
+    case Op::round:
+    case Op::abs:
+    case Op::sqrt:
+    case Op::exp:
+    case Op::ln:
+    case Op::log2:
+    case Op::log10: return {true, 1};
+    case Op::clamp: return {true, 3};
+    default: return {true, 2};  // the binary operations, max and min
+  }
+}
+
 struct Ins {
   Op op;
   std::uint32_t d = 0, a = 0, b = 0, c = 0;
