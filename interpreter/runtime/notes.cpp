@@ -332,8 +332,10 @@ struct NotesBuilder::State {
     if (st.seen_prev && st.prev_id == sr.per_id && !st.runs.empty() && st.runs.back().end == 0) return false;
     const Site& site = p.deps.site(site_id);
     const std::vector<ArmSet>& per = sr.per;
-    // Flips: a column produced through another arm than on the previous row.
-    if (st.seen_prev && st.prev_id != sr.per_id) {
+    // Flips: a column produced through another arm than on the previous row. Past the limit
+    // (the "keeps changing branch" note written) a flip changes nothing more, so the columns are
+    // not looked at: naming them cost a few allocations on every row where the arms change.
+    if (st.seen_prev && st.prev_id != sr.per_id && st.flips <= kMaxFlipNotesPerSite) {
       std::string cols;
       std::string first_col;
       ArmSet from, to;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
@@ -99,6 +100,16 @@ void prefetch(const PointOut& o) {
   lines(o.cells.data(), o.cells.size() * sizeof(Value));
   lines(o.key.data(), o.key.size() * sizeof(Value));
 }
+
+// A worker's branch signatures (bytes, one per branch site) -> their cells' provenance, looked
+// up by a view of the signature's bytes: a point whose branches differ from its predecessor's
+// (about one in eight on bench/e2_bench.mls) then costs a hash, not a string and a map node
+// allocated and freed.
+struct SigHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
 
 class SweepRunner {
  public:
@@ -368,8 +379,7 @@ class SweepRunner {
       std::vector<PointOut> outs;
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
     };
-    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch,
-                       std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, CellMemo& memo,
+    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch, LocalSigs& local_sigs, CellMemo& memo,
                        EvalRun& eval_run) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
@@ -422,7 +432,7 @@ class SweepRunner {
     };
     struct Scratch {
       fast::PointRun run;
-      std::unordered_map<std::string, const std::vector<DepSet>*> sigs;
+      LocalSigs sigs;
       CellMemo memo;  // of the one row format this sweep uses
       EvalRun eval;   // the tree-walking path's previous point
     };
@@ -893,8 +903,7 @@ class SweepRunner {
 
   // One point through the compiled program, on its own.
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs,
-                  PointOut& o) {
+                  fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
     const std::uint64_t changed = advance(domains, index, run);
     prog.run(run.key, changed, run);
     point_out(ev, prog, domains, index, run, kNoLane, local_sigs, o);
@@ -932,8 +941,7 @@ class SweepRunner {
   // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
   // otherwise run on its own (the block's first point with its innermost binding changed).
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run,
-                   std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
+                   std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
     const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
     if (!lanes) prog.run(run.key, changed, run);
     point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, local_sigs, o);
@@ -945,8 +953,7 @@ class SweepRunner {
   // Provenance comes from the signature cache; a new signature is evaluated once by the
   // tree-walker, which must agree bit for bit.
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane,
-                 std::unordered_map<std::string, const std::vector<DepSet>*>& local_sigs, PointOut& o) {
+                 fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o) {
     o.filtered = false;
     o.feasible = true;
     o.objectives.clear();
@@ -983,9 +990,14 @@ class SweepRunner {
     const std::vector<DepSet>* deps = nullptr;
     if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
       deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
-    const std::string sig = deps ? std::string() : std::string(sig_at, sig_at + nsig);
+    const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
+    bool known_here = deps != nullptr;  // in local_sigs already (or as good as: the last point's)
     if (!deps)
-      if (auto it = local_sigs.find(sig); it != local_sigs.end()) deps = it->second;
+      if (auto it = local_sigs.find(sig_bytes); it != local_sigs.end()) {
+        deps = it->second;
+        known_here = true;
+      }
+    const std::string sig = known_here ? std::string() : std::string(sig_bytes);
     if (!deps) {
       std::lock_guard<std::mutex> lock(sig_mu_);
       if (auto it = sigs_.find(sig); it != sigs_.end()) deps = &it->second;
@@ -1008,7 +1020,7 @@ class SweepRunner {
       std::lock_guard<std::mutex> lock(sig_mu_);
       deps = &sigs_.emplace(sig, std::move(d)).first->second;
     }
-    if (!sig.empty()) local_sigs.emplace(sig, deps);
+    if (!known_here) local_sigs.emplace(sig, deps);
     if (run.last_deps != deps) {
       run.last_sig.assign(sig_at, sig_at + nsig);
       run.last_deps = deps;
