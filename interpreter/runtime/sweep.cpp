@@ -4,46 +4,22 @@
 #include "sweep.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <thread>
-#include <unordered_map>
 
-#include "fastpath.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/results/row_text.hpp"
-#include "interpreter/semantics/stack.hpp"
 #include "interrupt.hpp"
 #include "notes.hpp"
 #include "ordered_map.hpp"
+#include "sweep_points.hpp"
 
 namespace mls {
 namespace {
-
-struct PointOut {
-  bool filtered = false;
-  bool feasible = true;
-  std::vector<Value> key, cells;
-  std::vector<Value> objectives;
-  std::vector<AssertOutcome> failed;
-  std::vector<std::size_t> failed_items;  // the body item of each failed assert (shard parts)
-  std::string error;                      // searches: the runtime error that made this point infeasible
-  // The row as the sink writes it, formatted on the worker thread once the sink could say how
-  // (row_text.hpp); has_text is false for the rows computed before that, which the sink formats.
-  std::string text;
-  bool has_text = false;
-  // Set with the text, on the worker (format_rows): this row against the chunk's row before it,
-  // and whether every cell is a finite binary64 number of a number column (nothing for
-  // check_displayable to refuse). The writer's thread then need not read the cells.
-  RowDelta delta;
-  bool displayable = false;
-};
 
 // What check_displayable accepts without a look, per column: a finite binary64 number in a
 // number column, finite in its display unit too. Fixed once the table's units are chosen.
@@ -72,20 +48,6 @@ struct CellCheck {
   }
 };
 
-// One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
-// does not support): the frame of its previous point and each body item's values as last
-// evaluated. An item whose sweep variables (read directly or through earlier `let`s) have not
-// changed since then is not evaluated again: its values are the same, because evaluation is a
-// pure function of the frame (globals and settings are fixed for the whole sweep).
-struct EvalRun {
-  std::vector<Value> slots;
-  std::vector<std::size_t> pick, last_pick;  // per binding: the element chosen (this and the previous point)
-  std::vector<std::uint64_t> stale;          // per body item: the bindings changed since it was evaluated
-  std::vector<std::uint64_t> cost;           // per body item: the evaluation steps it took
-  std::vector<std::uint8_t> valid;           // per body item: `values` hold its results
-  std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
-};
-
 // A row two ahead of the one being written, fetched into this core's cache: the writer reads
 // what another core wrote just before (the text; the cells when the sink takes them), and
 // without the hint it waits for each of those cache lines in turn.
@@ -101,20 +63,10 @@ void prefetch(const PointOut& o) {
   lines(o.key.data(), o.key.size() * sizeof(Value));
 }
 
-// A worker's branch signatures (bytes, one per branch site) -> their cells' provenance, looked
-// up by a view of the signature's bytes: a point whose branches differ from its predecessor's
-// (about one in eight on bench/e2_bench.mls) then costs a hash, not a string and a map node
-// allocated and freed.
-struct SigHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
-
 class SweepRunner {
  public:
   SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
-      : p_(p), ck_(ck), cfg_(cfg), opt_(opt), s_(s) {}
+      : p_(p), ck_(ck), cfg_(cfg), opt_(opt), s_(s), pts_(p, s) {}
 
   // Evaluates every point and streams the rows (sweeps) or the best rows (searches) to `sink`.
   void run(RunSink& sink, std::vector<AssertOutcome>& asserts) {
@@ -130,7 +82,7 @@ class SweepRunner {
     Evaluator ev(p_, cfg_, !fast);
     ev.max_steps = opt_.max_steps;
     const std::unique_ptr<fast::SweepProgram> prog = choose_engine(t, domains, ev, fast);
-    if (!prog) body_masks();
+    if (!prog) pts_.body_masks();
 
     // Once the table has begun, a sink that can format rows off its own thread says how; the
     // workers then format the rows of the chunks they compute next.
@@ -286,7 +238,6 @@ class SweepRunner {
       }
       total *= n;
     }
-    for (const auto& b : s_.bindings) key_width_ += b.names.size();
     return total;
   }
 
@@ -295,7 +246,6 @@ class SweepRunner {
     for (const auto& item : s_.body) {
       if (item.kind == BK::show)
         for (const auto& sh : item.shows) t.cols.push_back(Column{sh.label, ck_.show_type(&sh), {}, sh.span});
-      if (item.kind == BK::subject) has_subject_ = true;
       if (item.kind == BK::maximize || item.kind == BK::minimize) {
         maximize_.push_back(item.kind == BK::maximize);
         t.objective = std::string(item.kind == BK::maximize ? "maximize " : "minimize ") +
@@ -313,7 +263,7 @@ class SweepRunner {
         }
       if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
     }
-    if (has_subject_ && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
+    if (pts_.has_subject() && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
     t.col_deps.assign(t.cols.size(), 0);
   }
 
@@ -392,19 +342,19 @@ class SweepRunner {
         try {
           if (interrupt_requested()) throw_interrupted(s_.name_span);
           if (prog && i >= block_end) {
-            const std::size_t n = block_size(domains, i, end);
+            const std::size_t n = pts_.block_size(domains, i, end);
             if (n > 1) {
               block = i;
               block_end = i + n;
-              lanes = run_block(*prog, domains, i, n, scratch);
+              lanes = pts_.run_block(*prog, domains, i, n, scratch);
             }
           }
           if (prog && i < block_end)
-            block_point(ev, *prog, domains, block, i - block, lanes, scratch, local_sigs, out.outs[i - begin]);
+            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, local_sigs, out.outs[i - begin]);
           else if (prog)
-            point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
+            pts_.point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
           else
-            point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
+            pts_.point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
         } catch (DiagnosticError& e) {
           // In a search a point that cannot be evaluated (an unstable queue, an error() of a
           // formula) is infeasible, as mlsysim's search skips it; its reason is counted.
@@ -427,7 +377,7 @@ class SweepRunner {
     auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
       Diagnostic d = e.second.diag;
       d.help.insert(d.help.begin(), "in " + std::string(s_.kind == SK::search ? "search" : "sweep") + " '" +
-                                        sym_name(s_.name) + "' at " + point_text(domains, e.first));
+                                        sym_name(s_.name) + "' at " + pts_.point_text(domains, e.first));
       throw DiagnosticError{d};
     };
     struct Scratch {
@@ -530,7 +480,7 @@ class SweepRunner {
     r.sweep(t.name, total);
     // One point evaluated here as in a run: assumption texts computed lazily by the evaluator
     // (a validation band) are then set before any row is printed.
-    if (total > 0) (void)point(ev, domains, 0, fast);
+    if (total > 0) (void)pts_.point(ev, domains, 0, fast);
     ShardPoint sp;
     std::vector<PointOut> outs;
     std::vector<std::size_t> index;
@@ -555,7 +505,7 @@ class SweepRunner {
       any = true;
       last = sp.index;
       PointOut o;
-      o.key = key_of(domains, sp.index);
+      o.key = pts_.key_of(domains, sp.index);
       o.feasible = sp.feasible;
       o.cells = std::move(sp.cells);
       o.objectives = std::move(sp.objectives);
@@ -576,7 +526,7 @@ class SweepRunner {
       if (item >= s_.body.size() || s_.body[item].kind != BK::assert_ || i >= total)
         throw DiagnosticError{make_diagnostic(ErrorKind::merge_part, s_.name_span,
                                               "a part names an assert that '" + t.name + "' does not have")};
-      asserts.push_back(failed_assert(s_.body[item], domains, i));
+      asserts.push_back(pts_.failed_assert(s_.body[item], domains, i));
     }
   }
 
@@ -622,18 +572,6 @@ class SweepRunner {
     std::stable_sort(best.begin(), best.end(), [&](const auto& a, const auto& b) {
       return better(a.second, b.second, 0) || (!better(b.second, a.second, 0) && a.first < b.first);
     });
-  }
-
-  std::string point_text(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
-    auto key = key_of(domains, index);
-    std::string s;
-    std::size_t k = 0;
-    for (const auto& b : s_.bindings)
-      for (std::size_t i = 0; i < b.names.size(); ++i, ++k) {
-        if (!s.empty()) s += ", ";
-        s += sym_name(b.names[i]) + " = " + format_value(key[k], Display{});
-      }
-    return s;
   }
 
   std::vector<std::vector<Value>> domain(Evaluator& ev, const Binding& b) {
@@ -699,375 +637,17 @@ class SweepRunner {
     return out;
   }
 
-  std::vector<Value> key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index) const {
-    std::vector<std::size_t> pick;
-    std::vector<Value> key;
-    key_of(domains, index, pick, key);
-    return key;
-  }
-
-  // Cartesian product, first binding outermost (itertools.product order): `key` receives the
-  // point's values (assigned in place, keeping its storage), `pick` the element chosen from
-  // each binding's domain.
-  void key_of(const std::vector<std::vector<std::vector<Value>>>& domains, std::size_t index,
-              std::vector<std::size_t>& pick, std::vector<Value>& key) const {
-    pick.resize(domains.size());
-    for (std::size_t b = domains.size(); b-- > 0;) {
-      pick[b] = index % domains[b].size();
-      index /= domains[b].size();
-    }
-    std::size_t width = 0;
-    for (std::size_t b = 0; b < domains.size(); ++b) width += domains[b][pick[b]].size();
-    key.resize(width);
-    std::size_t k = 0;
-    for (std::size_t b = 0; b < domains.size(); ++b)
-      for (const auto& v : domains[b][pick[b]]) key[k++] = v;
-  }
-
-  // An `assert` inside the sweep body that is false at point `index`.
-  AssertOutcome failed_assert(const BodyItem& item, const std::vector<std::vector<std::vector<Value>>>& domains,
-                              std::size_t index) const {
-    AssertOutcome a;
-    a.ok = false;
-    a.span = item.exprs[0]->span;
-    a.text = std::string(p_.sources.slice(item.exprs[0]->span));
-    a.message = item.message;
-    a.detail = "at " + point_text(domains, index);
-    return a;
-  }
-
-  // One point from scratch: point_reusing with no previous point, so every item is evaluated
-  // (the careful re-run of a compiled point, a shard's first point, a bailed point's diagnostic).
-  PointOut point(Evaluator& ev, const Domains& domains, std::size_t index, bool fast) {
-    EvalRun fresh;
-    PointOut o;
-    point_reusing(ev, domains, index, fast, fresh, o);
-    return o;
-  }
-
-  // Bit of binding b in the masks of point_reusing (the 64th binding and later share the last).
-  static std::uint64_t binding_bit(std::size_t b) { return std::uint64_t{1} << std::min<std::size_t>(b, 63); }
-
-  // Which bindings each body item depends on: the sweep variables it reads, directly or through
-  // the `let`s before it (slots are never reused within a statement, so a slot is one variable).
-  // A record's own items are computed inside the expression that reads them: they add nothing
-  // of their own. A slot read before anything is known to write it depends on everything.
-  void body_masks() {
-    const std::size_t n = static_cast<std::size_t>(std::max(s_.nslots, 1));
-    std::vector<std::uint64_t> slot(n, ~std::uint64_t{0});
-    for (std::size_t b = 0; b < s_.bindings.size(); ++b)
-      for (const int sl : s_.bindings[b].slots)
-        if (sl >= 0 && static_cast<std::size_t>(sl) < n) slot[static_cast<std::size_t>(sl)] = binding_bit(b);
-    item_mask_.assign(s_.body.size(), 0);
-    for (std::size_t i = 0; i < s_.body.size(); ++i) {
-      const BodyItem& item = s_.body[i];
-      std::uint64_t m = 0;
-      auto walk = [&](auto& self, const Expr& e) -> void {
-        if (e.kind == EK::record)
-          for (const auto& it : e.items)
-            if (it.slot >= 0 && static_cast<std::size_t>(it.slot) < n) slot[static_cast<std::size_t>(it.slot)] = 0;
-        if (e.kind == EK::name && e.ref.kind == RefKind::local)
-          m |= e.ref.index < n ? slot[e.ref.index] : ~std::uint64_t{0};
-        for_each_child(e, [&](const Expr& kid) { self(self, kid); });
-      };
-      for (const auto& x : item.exprs) walk(walk, *x);
-      for (const auto& sh : item.shows) walk(walk, *sh.expr);
-      item_mask_[i] = m;
-      if (item.kind == BK::let && item.slot >= 0 && static_cast<std::size_t>(item.slot) < n)
-        slot[static_cast<std::size_t>(item.slot)] = m;
-    }
-  }
-
-  // One point, incrementally: a body item none of whose bindings changed since this worker last
-  // evaluated it gives the values it gave then (its evaluation steps
-  // are charged again, so the step budget runs out exactly where it would; when they would not
-  // fit, the item is evaluated, to fail as it would). Points arrive in enumeration order, so
-  // mostly only the innermost binding changed. `o` is refilled in place.
-  void point_reusing(Evaluator& ev, const Domains& domains, std::size_t index, bool fast, EvalRun& st, PointOut& o) {
-    const Evaluator::BudgetScope budget(ev);
-    o.filtered = false;
-    o.feasible = true;
-    o.cells.clear();
-    o.objectives.clear();
-    o.failed.clear();
-    o.failed_items.clear();
-    o.error.clear();
-    o.has_text = false;
-    key_of(domains, index, st.pick, o.key);
-    const std::size_t nbody = s_.body.size();
-    std::uint64_t changed = 0;
-    if (st.last_pick.size() != domains.size() || st.values.size() != nbody) {
-      st.slots.assign(static_cast<std::size_t>(std::max(s_.nslots, 1)), Value{});
-      st.stale.assign(nbody, 0);
-      st.cost.assign(nbody, 0);
-      st.valid.assign(nbody, 0);
-      st.values.assign(nbody, {});
-      changed = ~std::uint64_t{0};
-    } else {
-      for (std::size_t b = 0; b < domains.size(); ++b)
-        if (st.pick[b] != st.last_pick[b]) changed |= binding_bit(b);
-    }
-    std::swap(st.pick, st.last_pick);
-    Value* const slots = st.slots.data();
-    std::size_t k = 0;
-    for (std::size_t b = 0; b < s_.bindings.size(); ++b) {
-      const Binding& bd = s_.bindings[b];
-      const bool moved = (changed & binding_bit(b)) != 0;
-      for (std::size_t j = 0; j < bd.slots.size(); ++j, ++k) {
-        if (!moved) continue;
-        Value& v = slots[static_cast<std::size_t>(bd.slots[j])];
-        v = o.key[k];
-        if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
-      }
-    }
-    const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
-    for (std::size_t i = 0; i < nbody; ++i) {
-      const BodyItem& item = s_.body[i];
-      if (item.kind == BK::top) continue;
-      st.stale[i] |= changed;
-      std::vector<Value>& vals = st.values[i];
-      if (st.valid[i] && (st.stale[i] & item_mask_[i]) == 0 && st.cost[i] < Evaluator::steps_left()) {
-        ev.charge(st.cost[i], item.span);
-      } else {
-        st.valid[i] = 0;
-        vals.clear();
-        const std::uint64_t before = Evaluator::steps_left();
-        // Every condition of `subject` and objective of `pareto`, the one expression of the
-        // others.
-        const std::size_t nexprs = item.kind == BK::subject || item.kind == BK::pareto
-                                       ? item.exprs.size()
-                                       : std::min<std::size_t>(item.exprs.size(), 1);
-        for (std::size_t x = 0; x < nexprs; ++x) vals.push_back(ev.eval(*item.exprs[x], slots, 0));
-        for (const auto& sh : item.shows) {
-          vals.push_back(ev.eval(*sh.expr, slots, 0));
-          if (fast_deps) vals.back().deps = ev.unite(vals.back().deps, fast_deps);
-        }
-        st.cost[i] = before - Evaluator::steps_left();
-        st.stale[i] = 0;
-        st.valid[i] = 1;
-      }
-      switch (item.kind) {
-        case BK::let: slots[static_cast<std::size_t>(item.slot)] = vals[0]; break;
-        case BK::where:
-          if (!vals[0].b) {
-            o.filtered = true;
-            return;
-          }
-          break;
-        case BK::subject:
-          for (const auto& v : vals)
-            if (!v.b) o.feasible = false;
-          break;
-        case BK::show: o.cells.insert(o.cells.end(), vals.begin(), vals.end()); break;
-        case BK::assert_:
-          if (!vals[0].b) {
-            o.failed.push_back(failed_assert(item, domains, index));
-            o.failed_items.push_back(i);
-          }
-          break;
-        case BK::maximize:
-        case BK::minimize:
-        case BK::pareto: o.objectives.insert(o.objectives.end(), vals.begin(), vals.end()); break;
-        case BK::top: break;
-      }
-    }
-    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
-  }
-
-  // Moves `run`'s key to point `index` (one odometer step from its previous point, usually the
-  // innermost binding only: only the bindings that moved are copied into the key, which
-  // `run.key` keeps between points). Returns the key positions that changed: compiled code that
-  // depends on none of them is not re-run.
-  std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const {
-    std::uint64_t changed = 0;
-    std::vector<std::size_t>& pick = run.last_pick;
-    if (pick.size() == domains.size() && run.key.size() == key_width_ && index == run.last_index + 1) {
-      // `from`: the binding that advanced without wrapping; every later one wrapped to 0.
-      std::size_t from = domains.size() - 1;
-      while (++pick[from] == domains[from].size() && from > 0) pick[from--] = 0;
-      std::size_t k = 0;
-      for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
-      for (std::size_t j = from; j < domains.size(); ++j)
-        for (const auto& v : domains[j][pick[j]]) {
-          run.key[k] = v;
-          changed |= k < 64 ? std::uint64_t{1} << k : ~std::uint64_t{0};
-          ++k;
-        }
-    } else {
-      key_of(domains, index, pick, run.key);
-      changed = ~std::uint64_t{0};
-    }
-    run.last_index = index;
-    return changed;
-  }
-
-  // One point through the compiled program, on its own.
-  void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
-    const std::uint64_t changed = advance(domains, index, run);
-    prog.run(run.key, changed, run);
-    point_out(ev, prog, domains, index, run, kNoLane, local_sigs, o);
-  }
-
-  // Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
-  // the work that depends on the outer bindings but not the innermost one once, then every
-  // instruction that depends on the innermost binding once for all n points (run_lanes). Returns
-  // whether that worked; if not, `run` is left so that the points run one by one (block_point:
-  // the first one re-runs everything that depends on the innermost binding).
-  bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
-                 fast::PointRun& run) const {
-    const std::uint64_t changed = advance(domains, index, run);
-    prog.run(run.key, changed & ~inner_mask(domains), run, inner_mask(domains));
-    const std::size_t pick = run.last_pick.back();
-    std::array<const std::vector<Value>*, fast::kLanes> values{};
-    for (std::size_t l = 0; l < n; ++l) values[l] = &domains.back()[pick + l];
-    return prog.run_lanes(values.data(), n, key_width_ - domains.back()[0].size(), run);
-  }
-
-  // The key positions of the innermost binding.
-  std::uint64_t inner_mask(const Domains& domains) const {
-    const std::size_t inner = domains.back()[0].size();
-    return ((std::uint64_t{1} << inner) - 1) << (key_width_ - inner);
-  }
-
-  // Points from `index` on (up to `end`) that can run as one block: they differ only in the
-  // innermost binding, whose key positions fit the 64-bit masks. 1 when there is no block.
-  std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const {
-    if (domains.empty() || key_width_ > 64) return 1;
-    const std::size_t size = domains.back().size();
-    return std::min({fast::kLanes, size - index % size, end - index});
-  }
-
-  // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
-  // otherwise run on its own (the block's first point with its innermost binding changed).
-  void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
-    const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
-    if (!lanes) prog.run(run.key, changed, run);
-    point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, local_sigs, o);
-  }
-
-  static constexpr std::size_t kNoLane = ~std::size_t{0};
-
-  // A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
-  // Provenance comes from the signature cache; a new signature is evaluated once by the
-  // tree-walker, which must agree bit for bit.
-  void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o) {
-    o.filtered = false;
-    o.feasible = true;
-    o.objectives.clear();
-    o.failed.clear();
-    o.failed_items.clear();
-    o.key.assign(run.key.begin(), run.key.end());
-    if (run.status == fast::Status::bail) {
-      (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
-      throw DiagnosticError{
-          make_diagnostic(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
-    }
-    if (run.status == fast::Status::filtered) {
-      o.filtered = true;
-      return;
-    }
-    auto read = [&](const fast::Slot& sl) { return lane == kNoLane ? prog.read(sl, run) : prog.read(sl, run, lane); };
-    const std::uint8_t* const sig_at = lane == kNoLane ? run.sig.data() : fast::SweepProgram::signature(run, lane);
-    const std::size_t nsig = run.sig.size();
-    auto value_of = [&](const fast::Slot& sl, DepSet d) {
-      const double x = read(sl);
-      if (sl.kind == fast::Slot::K::boolean) return Value::boolean(x != 0, d);
-      if (sl.kind == fast::Slot::K::str) return Value::string(prog.string_of(x), d);
-      return Value::number(Num::of_double(x), d);
-    };
-    for (const auto& f : prog.feasibility())
-      if (read(f) == 0) o.feasible = false;
-    for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
-    for (const auto& [cond, item] : prog.asserts())
-      if (read(cond) == 0) {
-        o.failed.push_back(failed_assert(s_.body[item], domains, index));
-        o.failed_items.push_back(item);
-      }
-    // The previous point of this worker usually took the same branches.
-    const std::vector<DepSet>* deps = nullptr;
-    if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
-      deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
-    const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
-    bool known_here = deps != nullptr;  // in local_sigs already (or as good as: the last point's)
-    if (!deps)
-      if (auto it = local_sigs.find(sig_bytes); it != local_sigs.end()) {
-        deps = it->second;
-        known_here = true;
-      }
-    const std::string sig = known_here ? std::string() : std::string(sig_bytes);
-    if (!deps) {
-      std::lock_guard<std::mutex> lock(sig_mu_);
-      if (auto it = sigs_.find(sig); it != sigs_.end()) deps = &it->second;
-    }
-    if (!deps) {
-      PointOut slow = point(ev, domains, index, true);
-      std::vector<DepSet> d;
-      for (std::size_t c = 0; c < prog.cells().size(); ++c) {
-        const Value& sv = slow.cells[c];
-        const Value fv = value_of(prog.cells()[c], 0);
-        const bool same =
-            sv.k == fv.k && (sv.k != Value::K::num || std::memcmp(&sv.n.d, &fv.n.d, sizeof(double)) == 0) &&
-            (sv.k != Value::K::boolean || sv.b == fv.b) && (sv.k != Value::K::str || sv.str() == fv.str());
-        if (!same)
-          throw DiagnosticError{make_diagnostic(ErrorKind::internal, s_.body.empty() ? s_.span : s_.span,
-                                                "compiled sweep disagrees with the evaluator in column " +
-                                                    std::to_string(c + 1) + " at " + point_text(domains, index))};
-        d.push_back(sv.deps);
-      }
-      std::lock_guard<std::mutex> lock(sig_mu_);
-      deps = &sigs_.emplace(sig, std::move(d)).first->second;
-    }
-    if (!known_here) local_sigs.emplace(sig, deps);
-    if (run.last_deps != deps) {
-      run.last_sig.assign(sig_at, sig_at + nsig);
-      run.last_deps = deps;
-    }
-    // Numbers are written into the cells in place (they are cleared only to be refilled).
-    // The lane's rows, looked up once rather than per cell.
-    const std::vector<fast::Slot>& cells = prog.cells();
-    const std::size_t ncells = cells.size();
-    const double* const regs = run.regs.data();
-    const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
-    const std::int32_t* const row_of =
-        lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
-    o.cells.resize(ncells);
-    for (std::size_t c = 0; c < ncells; ++c) {
-      const fast::Slot& sl = cells[c];
-      Value& v = o.cells[c];
-      if (sl.kind != fast::Slot::K::num) {
-        v = value_of(sl, (*deps)[c]);
-        continue;
-      }
-      double x = sl.value;
-      if (!sl.constant) x = !rows || row_of[sl.reg] < 0 ? regs[sl.reg] : rows[row_of[sl.reg] * fast::kLanes];
-      v.k = Value::K::num;
-      v.n.d = x;
-      v.n.sn = v.n.sd = 0;
-      if (v.n.ex) v.n.ex.reset();
-      if (v.h) v.h.reset();
-      v.deps = (*deps)[c];
-    }
-    if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
-  }
-
   Program& p_;
   Checker& ck_;
   const Config& cfg_;
   const RunOptions& opt_;
   const Stmt& s_;
-  bool has_subject_ = false;
+  SweepPoints pts_;  // how one point is evaluated (sweep_points.hpp)
   std::string fallback_reason_;
-  std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
-  std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
-  std::mutex sig_mu_;
   std::mutex format_mu_;  // guards row_format_, set once by the consumer, read by the workers
   std::shared_ptr<const RowFormat> row_format_;
   std::shared_ptr<const CellCheck> cell_check_;  // guarded by format_mu_ too
   bool has_row_format_ = false;                  // the consumer's own flag (it alone sets row_format_)
-  std::unordered_map<std::string, std::vector<DepSet>> sigs_;
   bool pareto_ = false;
   std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)
   std::vector<bool> maximize_;

@@ -1,0 +1,117 @@
+// sweep_points.hpp — one point of a sweep or search body, the unit sweep.cpp's runner hands to
+// its worker threads: evaluated from scratch or incrementally by the tree-walking evaluator, or
+// through the compiled program (fastpath.hpp), alone or as a lane of a block of points that
+// differ only in the innermost binding. Internal to runtime/.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "eval.hpp"
+#include "fastpath.hpp"
+#include "interpreter/results/run_result.hpp"
+#include "notes.hpp"
+
+namespace mls {
+
+struct PointOut {
+  bool filtered = false;
+  bool feasible = true;
+  std::vector<Value> key, cells;
+  std::vector<Value> objectives;
+  std::vector<AssertOutcome> failed;
+  std::vector<std::size_t> failed_items;  // the body item of each failed assert (shard parts)
+  std::string error;                      // searches: the runtime error that made this point infeasible
+  // The row as the sink writes it, formatted on the worker thread once the sink could say how
+  // (row_text.hpp); has_text is false for the rows computed before that, which the sink formats.
+  std::string text;
+  bool has_text = false;
+  // Set with the text, on the worker (format_rows): this row against the chunk's row before it,
+  // and whether every cell is a finite binary64 number of a number column (nothing for
+  // check_displayable to refuse). The writer's thread then need not read the cells.
+  RowDelta delta;
+  bool displayable = false;
+};
+
+// One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
+// does not support): the frame of its previous point and each body item's values as last
+// evaluated. An item whose sweep variables (read directly or through earlier `let`s) have not
+// changed since then is not evaluated again: its values are the same, because evaluation is a
+// pure function of the frame (globals and settings are fixed for the whole sweep).
+struct EvalRun {
+  std::vector<Value> slots;
+  std::vector<std::size_t> pick, last_pick;  // per binding: the element chosen (this and the previous point)
+  std::vector<std::uint64_t> stale;          // per body item: the bindings changed since it was evaluated
+  std::vector<std::uint64_t> cost;           // per body item: the evaluation steps it took
+  std::vector<std::uint8_t> valid;           // per body item: `values` hold its results
+  std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
+};
+
+// A worker's branch signatures (bytes, one per branch site) -> their cells' provenance, looked
+// up by a view of the signature's bytes: a point whose branches differ from its predecessor's
+// (about one in eight on bench/e2_bench.mls) then costs a hash, not a string and a map node
+// allocated and freed.
+struct SigHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
+
+// Evaluates points of one sweep statement. Shared by the worker threads: the signature cache is
+// guarded by its own mutex; every other member is fixed before the first point.
+class SweepPoints {
+ public:
+  using Domains = std::vector<std::vector<std::vector<Value>>>;
+  static constexpr std::size_t kNoLane = ~std::size_t{0};
+
+  SweepPoints(Program& p, const Stmt& s);
+
+  [[nodiscard]] std::size_t key_width() const { return key_width_; }  // values per point
+  [[nodiscard]] bool has_subject() const { return has_subject_; }     // a `subject to` item
+
+  // Which bindings each body item depends on (point_reusing needs it; call once before).
+  void body_masks();
+
+  // The tree-walking path: one point from scratch, or incrementally from this worker's previous
+  // point (`st`); `o` is refilled in place.
+  PointOut point(Evaluator& ev, const Domains& domains, std::size_t index, bool fast);
+  void point_reusing(Evaluator& ev, const Domains& domains, std::size_t index, bool fast, EvalRun& st, PointOut& o);
+
+  // The compiled path: one point on its own; or a block of up to fast::kLanes points from
+  // `index` (block_size of them) run once (run_block), then each read back (block_point).
+  void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                  fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+  [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
+  bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
+                 fast::PointRun& run) const;
+  void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                   std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+
+  // Point `index`'s key (Cartesian product, first binding outermost), as text, and an assert
+  // of the body that failed there.
+  [[nodiscard]] std::vector<Value> key_of(const Domains& domains, std::size_t index) const;
+  void key_of(const Domains& domains, std::size_t index, std::vector<std::size_t>& pick, std::vector<Value>& key) const;
+  [[nodiscard]] std::string point_text(const Domains& domains, std::size_t index) const;
+  [[nodiscard]] AssertOutcome failed_assert(const BodyItem& item, const Domains& domains, std::size_t index) const;
+
+ private:
+  static std::uint64_t binding_bit(std::size_t b);
+  std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
+  [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
+  void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                 fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o);
+
+  Program& p_;
+  const Stmt& s_;
+  bool has_subject_ = false;
+  std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
+  std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
+  std::mutex sig_mu_;                     // guards sigs_
+  std::unordered_map<std::string, std::vector<DepSet>> sigs_;  // signature -> its cells' provenance
+};
+
+}  // namespace mls
