@@ -64,15 +64,13 @@ struct Case {
   double measured = 0, predicted = 0, band = 0;
   // The case's error and band verdict, as stdlib/validation.mls computes them (case_error,
   // within_band): the one rule the `validation` assumption reads too.
-  double err = 0;
-  bool in_band = false;
+  double error = 0;
+  bool within = false;
   // A serving latency case: load / capacity of the serving system, predicted and as the source's
   // own numbers imply (validation_serving.mls); 0 for every other case.
   double utilization = 0, utilization_measured = 0;
   DepSet deps = 0;
   std::vector<Mover> movers;
-  [[nodiscard]] double error() const { return err; }
-  [[nodiscard]] bool within() const { return in_band; }
 };
 
 std::string pct(double x, bool sign = false) {
@@ -112,8 +110,8 @@ std::vector<Summary> summarize(const std::vector<Case>& cases) {
         if (c.family != f || (std::string(set) == "fit" && c.held_out) ||
             (std::string(set) == "held out" && !c.held_out))
           continue;
-        errs.push_back(std::abs(c.error()));
-        s.within += c.within() ? 1 : 0;
+        errs.push_back(std::abs(c.error));
+        s.within += c.within ? 1 : 0;
       }
       if (errs.empty()) continue;
       s.cases = errs.size();
@@ -156,8 +154,8 @@ std::optional<Evaluated> evaluate(Scenario& s, const Selection& sel, const RunOp
     k.deps = c[predicted].deps;
     k.band = c[band].n.d;
     k.fits = c[fits].b;
-    k.err = c[error_].n.d;
-    k.in_band = c[within_].b;
+    k.error = c[error_].n.d;
+    k.within = c[within_].b;
     if (c.size() > utilization_measured) {
       k.utilization = c[utilization].n.d;
       k.utilization_measured = c[utilization_measured].n.d;
@@ -245,7 +243,7 @@ std::string render_text(const std::vector<Case>& cases, const std::vector<Summar
     for (const auto& c : cases)
       if (c.family == f) {
         rows.push_back({c.id, c.held_out ? "held out" : "fit", c.metric, num(c.measured), num(c.predicted),
-                        pct(c.error(), true), pct(c.band), c.within() ? "yes" : (c.fits ? "NO" : "NO (does not fit)"),
+                        pct(c.error, true), pct(c.band), c.within ? "yes" : (c.fits ? "NO" : "NO (does not fit)"),
                         movers_text(c)});
         if (util) rows.back().insert(rows.back().end() - 1, utilization_text(c));
       }
@@ -278,7 +276,7 @@ std::string render_text(const std::vector<Case>& cases, const std::vector<Summar
     out += line + "\n";
   }
   std::size_t outside = 0;
-  for (const auto& c : cases) outside += c.within() ? 0 : 1;
+  for (const auto& c : cases) outside += c.within ? 0 : 1;
   out += outside == 0 ? "\nevery case is within its band\n"
                       : "\n" + std::to_string(outside) + " of " + std::to_string(cases.size()) +
                             " cases are outside their band (docs/validation.md says why)\n";
@@ -299,7 +297,7 @@ std::string render_md(const std::vector<Case>& cases, const std::vector<Summary>
   for (const auto& c : cases)
     out += "| " + md_cell(c.id) + " | " + c.family + " | " + (c.held_out ? "held out" : "fit") + " | " +
            md_cell(c.source) + " | " + md_cell(c.system) + " | " + c.metric + " | " + num(c.measured) + " | " +
-           num(c.predicted) + " | " + pct(c.error(), true) + " | " + (c.within() ? "yes" : "no") + " | " +
+           num(c.predicted) + " | " + pct(c.error, true) + " | " + (c.within ? "yes" : "no") + " | " +
            utilization_text(c) + " | " + md_cell(movers_text(c)) + " |\n";
   out += "\n| family | set | cases | median abs. error | max abs. error | within band |\n|---|---|---|---|---|---|\n";
   for (const auto& s : sums)
@@ -326,8 +324,8 @@ std::string render_json(const std::vector<Case>& cases, const std::vector<Summar
            ", \"family\": " + json_string(c.family) + ", \"source\": " + json_string(c.source) +
            ", \"system\": " + json_string(c.system) + ", \"metric\": " + json_string(c.metric) +
            ", \"unit\": " + json_string(c.unit) + ", \"measured\": " + jnum(c.measured) +
-           ", \"predicted\": " + jnum(c.predicted) + ", \"error\": " + jnum(c.error()) + ", \"band\": " + jnum(c.band) +
-           ", \"within_band\": " + (c.within() ? "true" : "false") +
+           ", \"predicted\": " + jnum(c.predicted) + ", \"error\": " + jnum(c.error) + ", \"band\": " + jnum(c.band) +
+           ", \"within_band\": " + (c.within ? "true" : "false") +
            ", \"held_out\": " + (c.held_out ? "true" : "false") + ", \"fits\": " + (c.fits ? "true" : "false") +
            ", \"utilization\": " +
            (c.utilization > 0
@@ -378,7 +376,7 @@ int cmd_validate(const Args& a) {
                                               : render_text(cases, sums, first->run);
   if (const int rc = emit(a, text)) return rc;
   for (const auto& c : cases)
-    if (!c.within()) return 1;
+    if (!c.within) return 1;
   return 0;
 }
 
