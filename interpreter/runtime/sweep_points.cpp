@@ -128,6 +128,7 @@ void SweepPoints::point_reusing(Evaluator& ev, const Domains& domains, std::size
   o.failed_items.clear();
   o.error.clear();
   o.has_text = false;
+  o.described = false;
   key_of(domains, index, st.pick, o.key);
   const std::size_t nbody = s_.body.size();
   std::uint64_t changed = 0;
@@ -238,10 +239,10 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
 
 // One point through the compiled program, on its own.
 void SweepPoints::point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                             fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
+                             fast::PointRun& run, PointScratch& scratch, PointOut& o) {
   const std::uint64_t changed = advance(domains, index, run);
   prog.run(run.key, changed, run);
-  point_out(ev, prog, domains, index, run, kNoLane, local_sigs, o);
+  point_out(ev, prog, domains, index, run, kNoLane, scratch, o);
 }
 
 // Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
@@ -276,19 +277,20 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                              std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
+                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o) {
   const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
-  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, local_sigs, o);
+  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, o);
 }
 
 // A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
 // Provenance comes from the signature cache; a new signature is evaluated once by the
 // tree-walker, which must agree bit for bit.
 void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                            fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o) {
+                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o) {
   o.filtered = false;
   o.feasible = true;
+  o.described = false;
   o.objectives.clear();
   o.failed.clear();
   o.failed_items.clear();
@@ -326,7 +328,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
   bool known_here = deps != nullptr;  // in local_sigs already (or as good as: the last point's)
   if (!deps)
-    if (auto it = local_sigs.find(sig_bytes); it != local_sigs.end()) {
+    if (auto it = scratch.sigs.find(sig_bytes); it != scratch.sigs.end()) {
       deps = it->second;
       known_here = true;
     }
@@ -352,7 +354,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     std::lock_guard<std::mutex> lock(sig_mu_);
     deps = &sigs_.emplace(sig, std::move(d)).first->second;
   }
-  if (!known_here) local_sigs.emplace(sig, deps);
+  if (!known_here) scratch.sigs.emplace(sig, deps);
   if (run.last_deps != deps) {
     run.last_sig.assign(sig_at, sig_at + nsig);
     run.last_deps = deps;
@@ -361,16 +363,41 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   // The lane's rows, looked up once rather than per cell.
   const std::vector<fast::Slot>& cells = prog.cells();
   const std::size_t ncells = cells.size();
+  const bool feasible_cell = has_subject_ && s_.kind == SK::sweep;
+  const std::size_t width = ncells + (feasible_cell ? 1 : 0);
   const double* const regs = run.regs.data();
   const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
   const std::int32_t* const row_of =
       lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
-  o.cells.resize(ncells);
+  // The row described against the chunk's previous one as it is written, as format_rows would
+  // (RowDelta::compare, CellCheck::plain): cell c changed where its number differs (==, as
+  // same_cell), a boolean where its truth does; a string cell leaves that to format_rows.
+  bool describe = scratch.describe && width <= 64;
+  if (describe && scratch.prev.size() != width) {
+    scratch.prev.assign(width, 0);
+    scratch.has_prev = false;
+  }
+  double* const prev = scratch.prev.data();
+  const CellCheck* const check = scratch.check;
+  bool plain = check != nullptr && check->num_col.size() == width;
+  std::uint64_t changed = 0, booleans = 0;
+  o.cells.resize(width);
   for (std::size_t c = 0; c < ncells; ++c) {
     const fast::Slot& sl = cells[c];
     Value& v = o.cells[c];
     if (sl.kind != fast::Slot::K::num) {
       v = value_of(sl, (*deps)[c]);
+      plain = false;
+      if (sl.kind == fast::Slot::K::str) {
+        describe = false;
+        continue;
+      }
+      const double b = v.b ? 1 : 0;
+      if (describe) {
+        changed |= std::uint64_t{b != prev[c]} << c;
+        booleans |= std::uint64_t{1} << c;
+        prev[c] = b;
+      }
       continue;
     }
     double x = sl.value;
@@ -381,8 +408,35 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     if (v.n.ex) v.n.ex.reset();
     if (v.h) v.h.reset();
     v.deps = (*deps)[c];
+    if (describe) {
+      changed |= std::uint64_t{!(x == prev[c])} << c;
+      prev[c] = x;
+    }
+    if (plain) plain = check->plain_number(c, x);
   }
-  if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+  if (feasible_cell) {
+    o.cells[ncells] = Value::boolean(o.feasible);
+    plain = false;
+    const double b = o.feasible ? 1 : 0;
+    if (describe) {
+      changed |= std::uint64_t{b != prev[ncells]} << ncells;
+      booleans |= std::uint64_t{1} << ncells;
+      prev[ncells] = b;
+    }
+  }
+  if (!describe) return;
+  o.described = true;
+  o.displayable = plain;
+  o.delta = RowDelta{};
+  if (scratch.has_prev) {
+    // The feasibility cell's deps are none on every row.
+    o.delta.known = true;
+    o.delta.same_deps = deps == scratch.prev_deps || *deps == *scratch.prev_deps;
+    o.delta.numbers_only = (changed & booleans) == 0;
+    o.delta.changed = changed;
+  }
+  scratch.has_prev = true;
+  scratch.prev_deps = deps;
 }
 
 }  // namespace mls

@@ -4,7 +4,9 @@
 // differ only in the innermost binding. Internal to runtime/.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -35,6 +37,39 @@ struct PointOut {
   // check_displayable to refuse). The writer's thread then need not read the cells.
   RowDelta delta;
   bool displayable = false;
+  // delta and displayable were set by point_out as the cells were written (the compiled path);
+  // format_rows then need not read the cells again.
+  bool described = false;
+};
+
+// What check_displayable accepts without a look, per column: a finite binary64 number in a
+// number column, finite in its display unit too. Fixed once the table's units are chosen.
+struct CellCheck {
+  std::vector<std::uint8_t> num_col;      // its type is a number
+  std::vector<std::uint8_t> no_overflow;  // |factor| >= 1, so x / factor is finite when x is
+  std::vector<double> factor;
+
+  explicit CellCheck(const Table& t) {
+    for (const auto& col : t.cols) {
+      num_col.push_back(col.type && col.type->k == Type::K::num);
+      factor.push_back(col.display.factor.d);
+      no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
+    }
+  }
+  // Column c holding the binary64 number x. The division only where it could overflow (x /
+  // factor with |factor| < 1).
+  [[nodiscard]] bool plain_number(std::size_t c, double x) const {
+    return num_col[c] && (no_overflow[c] ? std::isfinite(x) : std::isfinite(x / factor[c]));
+  }
+  [[nodiscard]] bool plain(std::size_t c, const Value& v) const {
+    return v.k == Value::K::num && !v.n.exact() && plain_number(c, v.n.d);
+  }
+  [[nodiscard]] bool plain(const std::vector<Value>& cells) const {
+    if (cells.size() != num_col.size()) return false;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (!plain(c, cells[c])) return false;
+    return true;
+  }
 };
 
 // One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
@@ -61,6 +96,24 @@ struct SigHash {
 };
 using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
 
+// One worker's memory for the compiled path: its view of the signature cache, and the previous
+// row of the chunk being computed, as numbers (booleans 0 or 1) and provenance, against which
+// point_out describes each row (PointOut::described) while its cells are in registers.
+struct PointScratch {
+  LocalSigs sigs;
+  bool describe = false;                           // describe the rows (a sweep's; set per chunk)
+  const CellCheck* check = nullptr;                // the table's, once it has begun (else not displayable)
+  bool has_prev = false;                           // `prev` holds the chunk's previous row (reset per chunk)
+  std::vector<double> prev;                        // its cells
+  const std::vector<DepSet>* prev_deps = nullptr;  // and their provenance
+  // Starts a chunk: its first row has no previous row to be compared with.
+  void chunk(bool describe_rows, const CellCheck* cell_check) {
+    describe = describe_rows;
+    check = cell_check;
+    has_prev = false;
+  }
+};
+
 // Evaluates points of one sweep statement. Shared by the worker threads: the signature cache is
 // guarded by its own mutex; every other member is fixed before the first point.
 class SweepPoints {
@@ -84,12 +137,12 @@ class SweepPoints {
   // The compiled path: one point on its own; or a block of up to fast::kLanes points from
   // `index` (block_size of them) run once (run_block), then each read back (block_point).
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+                  fast::PointRun& run, PointScratch& scratch, PointOut& o);
   [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
   bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o);
 
   // Point `index`'s key (Cartesian product, first binding outermost), as text, and an assert
   // of the body that failed there.
@@ -103,7 +156,7 @@ class SweepPoints {
   std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o);
+                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o);
 
   Program& p_;
   const Stmt& s_;
