@@ -13,7 +13,10 @@
 namespace mls {
 
 SweepPoints::SweepPoints(Program& p, const Stmt& s) : p_(p), s_(s) {
-  for (const auto& b : s_.bindings) key_width_ += b.names.size();
+  for (const auto& b : s_.bindings) {
+    offset_.push_back(key_width_);
+    key_width_ += b.names.size();
+  }
   for (const auto& item : s_.body)
     if (item.kind == BK::subject) has_subject_ = true;
 }
@@ -221,8 +224,7 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
     // `from`: the binding that advanced without wrapping; every later one wrapped to 0.
     std::size_t from = domains.size() - 1;
     while (++pick[from] == domains[from].size() && from > 0) pick[from--] = 0;
-    std::size_t k = 0;
-    for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
+    std::size_t k = offset_[from];  // a binding's tuples all have its names' width
     for (std::size_t j = from; j < domains.size(); ++j)
       for (const auto& v : domains[j][pick[j]]) {
         run.key[k] = v;
@@ -326,7 +328,14 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
     deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
   const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
-  bool known_here = deps != nullptr;  // in local_sigs already (or as good as: the last point's)
+  bool known_here = deps != nullptr;  // in scratch.sigs already (or as good as: the last point's)
+  for (std::size_t e = 0; !deps && e < scratch.recent.size(); ++e) {
+    const PointScratch::RecentSig& r = scratch.recent[e];
+    if (r.deps && r.sig.size() == nsig && std::equal(sig_at, sig_at + nsig, r.sig.begin())) {
+      deps = r.deps;
+      known_here = true;
+    }
+  }
   if (!deps)
     if (auto it = scratch.sigs.find(sig_bytes); it != scratch.sigs.end()) {
       deps = it->second;
@@ -356,6 +365,15 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   }
   if (!known_here) scratch.sigs.emplace(sig, deps);
   if (run.last_deps != deps) {
+    // The last signature becomes a recent one, unless it is one already.
+    bool listed = run.last_deps == nullptr;
+    for (const auto& r : scratch.recent) listed |= r.deps == run.last_deps;
+    if (!listed) {
+      PointScratch::RecentSig& r = scratch.recent[scratch.recent_next];
+      scratch.recent_next = (scratch.recent_next + 1) % scratch.recent.size();
+      r.sig.swap(run.last_sig);
+      r.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    }
     run.last_sig.assign(sig_at, sig_at + nsig);
     run.last_deps = deps;
   }

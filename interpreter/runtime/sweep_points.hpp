@@ -4,6 +4,7 @@
 // differ only in the innermost binding. Internal to runtime/.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -106,6 +107,15 @@ struct PointScratch {
   bool has_prev = false;                           // `prev` holds the chunk's previous row (reset per chunk)
   std::vector<double> prev;                        // its cells
   const std::vector<DepSet>* prev_deps = nullptr;  // and their provenance
+  // The signatures this worker met most recently but one (the last one is PointRun's): points
+  // alternate between a few (a tensor-parallel degree's branches, then another's), which are
+  // then found by a comparison of their bytes rather than a hash.
+  struct RecentSig {
+    std::vector<std::uint8_t> sig;
+    const std::vector<DepSet>* deps = nullptr;
+  };
+  std::array<RecentSig, 4> recent;
+  std::size_t recent_next = 0;  // the entry replaced next
   // Starts a chunk: its first row has no previous row to be compared with.
   void chunk(bool describe_rows, const CellCheck* cell_check) {
     describe = describe_rows;
@@ -162,6 +172,7 @@ class SweepPoints {
   const Stmt& s_;
   bool has_subject_ = false;
   std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
+  std::vector<std::size_t> offset_;       // per binding: its first key position
   std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
   std::mutex sig_mu_;                     // guards sigs_
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;  // signature -> its cells' provenance
