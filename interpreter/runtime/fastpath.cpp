@@ -319,7 +319,7 @@ class Compiler {
     emit(Ins{Op::mark, 0, 0, 0, 0, slot, 0});
     store(dst, a);
     patch(end_jump);
-    c_.regions.push_back({begin, c_.code.size(), a.reg});
+    c_.regions.push_back({begin, c_.code.size(), a.reg, slot});
     return dst;
   }
 
@@ -339,7 +339,7 @@ class Compiler {
     CVal b = expr(*e.kids[2], env);
     store(dst, b);
     patch(to_end);
-    c_.regions.push_back({begin, c_.code.size(), c.reg});
+    c_.regions.push_back({begin, c_.code.size(), c.reg, slot});
     return dst;
   }
 
@@ -403,7 +403,7 @@ class Compiler {
     emit(Ins{Op::fail});  // unreachable after the checker: string matches end with `_`
     for (std::size_t j : to_end) patch(j);
     if (!dst) throw Unsupported{"an empty match"};
-    c_.regions.push_back({begin, c_.code.size(), s.reg});
+    c_.regions.push_back({begin, c_.code.size(), s.reg, slot});
     return *dst;
   }
 
@@ -541,14 +541,17 @@ class Compiler {
       i.mask = m;
       if (o.writes) reg[i.d] |= m;
     }
-    // Slots marked inside each branch, keyed by the branch's first instruction.
+    // Slots marked inside each branch, keyed by the branch's first instruction: those a re-run
+    // of the branch may leave unreached. Not the branch's own slot, which every way through it
+    // marks (each arm begins with its mark; a match with no arm fails).
     c_.region_slots.assign(c_.code.size(), {});
     c_.region_mask.assign(c_.code.size(), 0);
     for (const auto& r : regions) {
       auto& slots = c_.region_slots[r.begin];
       for (std::size_t pc = r.begin; pc < r.end; ++pc) {
         const Ins& i = c_.code[pc];
-        if (i.op == Op::mark || i.op == Op::max || i.op == Op::min || i.op == Op::clamp) slots.push_back(i.s);
+        if ((i.op == Op::mark && i.s != r.slot) || i.op == Op::max || i.op == Op::min || i.op == Op::clamp)
+          slots.push_back(i.s);
       }
       c_.region_mask[r.begin] |= r.mask;
     }

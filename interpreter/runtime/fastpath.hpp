@@ -122,8 +122,9 @@ struct LaneSchedule {
   // defined once, SSA, or in each arm of a branch): those no step writes, the block's inputs,
   // and those written on some paths only.
   std::vector<std::uint32_t> inputs, shared;
-  std::vector<std::uint32_t> written;  // rows some step writes (copied back to the registers)
-  std::vector<std::uint32_t> leaves;   // the innermost binding's registers (bound per lane)
+  std::vector<std::uint32_t> written;     // rows some step writes (copied back to the registers)
+  std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
+  std::vector<std::uint32_t> lane_slots;  // signature slots of its max/min/clamp steps (per lane)
 };
 
 // Points per lane block: a block's points share everything but the innermost sweep variable.
@@ -155,6 +156,9 @@ struct PointRun {
   std::vector<double> lanes;
   std::size_t lanes_of = ~std::size_t{0};  // the lane schedule whose rows `lanes` holds
   std::vector<std::uint8_t> lane_sig;
+  // run_lanes' scratch: the slots the lanes share, the per-lane max/min/clamp slots [slot][lane]
+  // and whether each of those ran.
+  std::vector<std::uint8_t> lane_common, lane_vals, lane_ran;
   std::vector<double> lane_saved;  // the binding's registers before run_lanes (restored if it fails)
 };
 

@@ -16,6 +16,7 @@ namespace mls::fast {
 struct Region {
   std::size_t begin, end;
   std::uint32_t cond;
+  std::uint32_t slot;      // the signature slot its arms mark
   std::uint64_t mask = 0;  // of cond (set by Compiler::masks)
 };
 
@@ -51,8 +52,8 @@ inline const CVal* CVal::field(Sym s) const {
 struct Compiled {
   std::vector<Ins> code;
   std::vector<Region> regions;
-  // Per instruction that begins a branch: the signature slots marked inside it, cleared when
-  // the branch re-decides (its condition depends on a sweep variable that changed).
+  // Per instruction that begins a branch: the signature slots marked inside it (but its own),
+  // cleared when the branch re-decides (its condition depends on a sweep variable that changed).
   std::vector<std::vector<std::uint32_t>> region_slots;
   std::vector<std::uint64_t> region_mask;
   std::uint32_t nregs = 0;

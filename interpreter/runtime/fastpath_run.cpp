@@ -4,6 +4,7 @@
 // evaluator's binary64 behaviour exactly (same IEEE operations in the same order, same error
 // conditions), which the sweep runner verifies per signature.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cfenv>
 #if defined(__SSE2__)
@@ -12,9 +13,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 
 #include "fastpath_compiled.hpp"
 #include "native_eval.hpp"
+
+// Lane blocks have an AVX2 version where the compiler can target it and the CPU has it.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MLS_LANES_AVX2 1
+#else
+#define MLS_LANES_AVX2 0
+#endif
 
 namespace mls::fast {
 
@@ -90,119 +100,167 @@ Schedule compact(std::uint64_t dirty, std::uint64_t skip, const std::vector<Ins>
 // domain checks (division by zero, sqrt of a negative, ...) bail in both modes.
 template <bool Careful>
 Status execute(const Schedule& sched, const Compiled& c, double* r, std::uint8_t* sig) {
-  const Step* code = sched.code.data();
-  const double* imm = sched.imm.data();
-  const std::size_t n = sched.code.size();
-  std::size_t pc = 0;
+  const Step* const code = sched.code.data();
+  const Step* const end = code + sched.code.size();
+  const double* const imm = sched.imm.data();
   // Stores an arithmetic result: false, and the point bails, where the evaluator would stop (a
   // non-finite result, checked only when Careful). The one bail-out for every arithmetic op.
   auto put = [r](const Step& i, double x) {
     r[i.d] = x;
     return !Careful || std::isfinite(x);
   };
-  while (pc < n) {
-    const Step& i = code[pc++];
-    switch (i.op) {
-      case Op::movi: r[i.d] = imm[i.a]; break;
-      case Op::mov: r[i.d] = r[i.a]; break;
-      case Op::add:
-        if (!put(i, r[i.a] + r[i.b])) return Status::bail;
-        break;
-      case Op::sub:
-        if (!put(i, r[i.a] - r[i.b])) return Status::bail;
-        break;
-      case Op::mul:
-        if (!put(i, r[i.a] * r[i.b])) return Status::bail;
-        break;
-      case Op::div:
-        if (r[i.b] == 0) return Status::bail;
-        if (!put(i, r[i.a] / r[i.b])) return Status::bail;
-        break;
-      case Op::neg: r[i.d] = -r[i.a]; break;
-      case Op::pow: {
-        // As Evaluator::arith: integral exponents (|k| <= 1e5) and real ones share std::pow,
-        // but their error conditions differ.
-        const double a = r[i.a], b = r[i.b];
-        const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
-        if (integral ? (b < 0 && a == 0) : a < 0) return Status::bail;
-        if (!put(i, std::pow(a, b))) return Status::bail;
-        break;
-      }
-      case Op::powf: {
-        const double a = r[i.a], b = r[i.b];
-        if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return Status::bail;
-        if (!put(i, std::pow(a, b))) return Status::bail;
-        break;
-      }
-      case Op::lt: r[i.d] = r[i.a] < r[i.b]; break;
-      case Op::le: r[i.d] = r[i.a] <= r[i.b]; break;
-      case Op::gt: r[i.d] = r[i.a] > r[i.b]; break;
-      case Op::ge: r[i.d] = r[i.a] >= r[i.b]; break;
-      case Op::eq: r[i.d] = r[i.a] == r[i.b]; break;
-      case Op::ne: r[i.d] = r[i.a] != r[i.b]; break;
-      case Op::not_: r[i.d] = r[i.a] == 0; break;
-      case Op::floor: r[i.d] = std::floor(r[i.a]); break;
-      case Op::ceil: r[i.d] = std::ceil(r[i.a]); break;
-      case Op::round: r[i.d] = std::round(r[i.a]); break;
-      case Op::abs: r[i.d] = r[i.a] < 0 ? -r[i.a] : r[i.a]; break;
-      case Op::sqrt:
-        if (r[i.a] < 0) return Status::bail;
-        r[i.d] = std::sqrt(r[i.a]);
-        break;
-      case Op::exp:
-        if (!put(i, std::exp(r[i.a]))) return Status::bail;
-        break;
-      case Op::ln:
-      case Op::log2:
-      case Op::log10:
-        if (r[i.a] <= 0) return Status::bail;
-        if (!put(i, i.op == Op::ln ? std::log(r[i.a]) : i.op == Op::log2 ? std::log2(r[i.a]) : std::log10(r[i.a])))
-          return Status::bail;
-        break;
-      case Op::max: {
-        const bool take_b = r[i.b] > r[i.a];
-        sig[i.s] = take_b ? 1 : 0;
-        r[i.d] = take_b ? r[i.b] : r[i.a];
-        break;
-      }
-      case Op::min: {
-        const bool take_b = r[i.b] < r[i.a];
-        sig[i.s] = take_b ? 1 : 0;
-        r[i.d] = take_b ? r[i.b] : r[i.a];
-        break;
-      }
-      case Op::clamp: {
-        const double x = r[i.a], lo = r[i.b], hi = r[i.c];
-        if (lo > hi) return Status::bail;
-        const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
-        sig[i.s] = take;
-        r[i.d] = take == 1 ? lo : take == 2 ? hi : x;
-        break;
-      }
-      case Op::erlang_c: {
-        // The evaluator's domain checks; outside them the point bails to report the error.
-        const double servers = r[i.a], load = r[i.b];
-        if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) ||
-            load < 0 || load >= servers)
-          return Status::bail;
-        r[i.d] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
-        break;
-      }
-      case Op::jz:
-        if (r[i.a] == 0) pc = i.d;
-        break;
-      case Op::jmp: pc = i.d; break;
-      case Op::mark: sig[i.s] = static_cast<std::uint8_t>(imm[i.a]); break;
-      case Op::exit_if_zero:
-        if (r[i.a] == 0) return Status::filtered;
-        break;
-      case Op::fail: return Status::bail;
-      case Op::clear:
-        for (std::uint32_t slot : c.region_slots[i.a]) sig[slot] = 0xff;
-        break;
-    }
-  }
-  return Status::ok;
+  // Threaded dispatch (labels as values, a GNU extension GCC and Clang share): each operation
+  // jumps to the next one's code itself, so the branch predictor sees one indirect jump per
+  // operation, not one for the whole loop.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+  static constexpr void* labels[] = {
+      &&movi, &&mov,      &&add,  &&sub,   &&mul,   &&div,   &&neg, &&pow,  &&lt,           &&le,   &&gt,   &&ge,
+      &&eq,   &&ne,       &&not_, &&floor, &&ceil,  &&round, &&abs, &&sqrt, &&exp,          &&ln,   &&log2, &&log10,
+      &&powf, &&erlang_c, &&max,  &&min,   &&clamp, &&jz,    &&jmp, &&mark, &&exit_if_zero, &&fail, &&clear};
+  static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);
+  const Step* ip = code;
+  const Step* i = ip;
+#define MLS_DISPATCH()                             \
+  do {                                             \
+    if (ip == end) return Status::ok;              \
+    i = ip++;                                      \
+    goto* labels[static_cast<std::size_t>(i->op)]; \
+  } while (0)
+#define MLS_PUT(x)                          \
+  do {                                      \
+    if (!put(*i, (x))) return Status::bail; \
+    MLS_DISPATCH();                         \
+  } while (0)
+  MLS_DISPATCH();
+movi:
+  r[i->d] = imm[i->a];
+  MLS_DISPATCH();
+mov:
+  r[i->d] = r[i->a];
+  MLS_DISPATCH();
+add:
+  MLS_PUT(r[i->a] + r[i->b]);
+sub:
+  MLS_PUT(r[i->a] - r[i->b]);
+mul:
+  MLS_PUT(r[i->a] * r[i->b]);
+div:
+  if (r[i->b] == 0) return Status::bail;
+  MLS_PUT(r[i->a] / r[i->b]);
+neg:
+  r[i->d] = -r[i->a];
+  MLS_DISPATCH();
+pow : {
+  // As Evaluator::arith: integral exponents (|k| <= 1e5) and real ones share std::pow,
+  // but their error conditions differ.
+  const double a = r[i->a], b = r[i->b];
+  const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
+  if (integral ? (b < 0 && a == 0) : a < 0) return Status::bail;
+  MLS_PUT(std::pow(a, b));
+}
+powf : {
+  const double a = r[i->a], b = r[i->b];
+  if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return Status::bail;
+  MLS_PUT(std::pow(a, b));
+}
+lt:
+  r[i->d] = r[i->a] < r[i->b];
+  MLS_DISPATCH();
+le:
+  r[i->d] = r[i->a] <= r[i->b];
+  MLS_DISPATCH();
+gt:
+  r[i->d] = r[i->a] > r[i->b];
+  MLS_DISPATCH();
+ge:
+  r[i->d] = r[i->a] >= r[i->b];
+  MLS_DISPATCH();
+eq:
+  r[i->d] = r[i->a] == r[i->b];
+  MLS_DISPATCH();
+ne:
+  r[i->d] = r[i->a] != r[i->b];
+  MLS_DISPATCH();
+not_:
+  r[i->d] = r[i->a] == 0;
+  MLS_DISPATCH();
+floor:
+  r[i->d] = std::floor(r[i->a]);
+  MLS_DISPATCH();
+ceil:
+  r[i->d] = std::ceil(r[i->a]);
+  MLS_DISPATCH();
+round:
+  r[i->d] = std::round(r[i->a]);
+  MLS_DISPATCH();
+abs:
+  r[i->d] = r[i->a] < 0 ? -r[i->a] : r[i->a];
+  MLS_DISPATCH();
+sqrt:
+  if (r[i->a] < 0) return Status::bail;
+  r[i->d] = std::sqrt(r[i->a]);
+  MLS_DISPATCH();
+exp:
+  MLS_PUT(std::exp(r[i->a]));
+ln:
+  if (r[i->a] <= 0) return Status::bail;
+  MLS_PUT(std::log(r[i->a]));
+log2:
+  if (r[i->a] <= 0) return Status::bail;
+  MLS_PUT(std::log2(r[i->a]));
+log10:
+  if (r[i->a] <= 0) return Status::bail;
+  MLS_PUT(std::log10(r[i->a]));
+max : {
+  const bool take_b = r[i->b] > r[i->a];
+  sig[i->s] = take_b ? 1 : 0;
+  r[i->d] = take_b ? r[i->b] : r[i->a];
+  MLS_DISPATCH();
+}
+min : {
+  const bool take_b = r[i->b] < r[i->a];
+  sig[i->s] = take_b ? 1 : 0;
+  r[i->d] = take_b ? r[i->b] : r[i->a];
+  MLS_DISPATCH();
+}
+clamp : {
+  const double x = r[i->a], lo = r[i->b], hi = r[i->c];
+  if (lo > hi) return Status::bail;
+  const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
+  sig[i->s] = take;
+  r[i->d] = take == 1 ? lo : take == 2 ? hi : x;
+  MLS_DISPATCH();
+}
+erlang_c : {
+  // The evaluator's domain checks; outside them the point bails to report the error.
+  const double servers = r[i->a], load = r[i->b];
+  if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) || load < 0 ||
+      load >= servers)
+    return Status::bail;
+  r[i->d] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
+  MLS_DISPATCH();
+}
+jz:
+  if (r[i->a] == 0) ip = code + i->d;
+  MLS_DISPATCH();
+jmp:
+  ip = code + i->d;
+  MLS_DISPATCH();
+mark:
+  sig[i->s] = static_cast<std::uint8_t>(imm[i->a]);
+  MLS_DISPATCH();
+exit_if_zero:
+  if (r[i->a] == 0) return Status::filtered;
+  MLS_DISPATCH();
+fail:
+  return Status::bail;
+clear:
+  for (std::uint32_t slot : c.region_slots[i->a]) sig[slot] = 0xff;
+  MLS_DISPATCH();
+#undef MLS_PUT
+#undef MLS_DISPATCH
+#pragma GCC diagnostic pop
 }
 
 // The sticky floating-point error flags. On x86-64 binary64 arithmetic (ours and libm's) runs
@@ -289,143 +347,252 @@ void leaves(const CVal& shape, std::vector<std::uint32_t>& out) {
   for (const auto& it : shape.items) leaves(it, out);
 }
 
+// A lane step works on its rows as native vectors of doubles (Bytes: 16 for SSE2, 32 for AVX2),
+// kLanes / (Bytes / 8) of them, each loaded from and stored to the row directly. A row's
+// destination never overlaps an operand's other vectors (rows are whole), so vector k of a
+// result depends only on vector k of the operands.
+// (Spelled out per width: GCC drops vector_size on a type that depends on a template parameter.)
+#define MLS_VEC(BYTES)                                                                                \
+  template <>                                                                                         \
+  struct Vec<BYTES> {                                                                                 \
+    using D = double __attribute__((vector_size(BYTES)));                                             \
+    using I = std::int64_t __attribute__((vector_size(BYTES)));                                       \
+    /* As loaded and stored: 8-byte aligned, aliasing the doubles it overlays. */                     \
+    using DU = double __attribute__((vector_size(BYTES), may_alias, aligned(alignof(double))));       \
+    using IU = std::int64_t __attribute__((vector_size(BYTES), may_alias, aligned(alignof(double)))); \
+    static constexpr std::size_t N = BYTES / sizeof(double); /* doubles per vector */                 \
+    static constexpr std::size_t K = kLanes / N;             /* vectors per row */                    \
+  };
+template <std::size_t Bytes>
+struct Vec;
+MLS_VEC(16)
+static_assert(sizeof(Vec<16>::D) == 16 && sizeof(Vec<16>::I) == 16);
+#if MLS_LANES_AVX2
+MLS_VEC(32)
+static_assert(sizeof(Vec<32>::D) == 32 && sizeof(Vec<32>::I) == 32);
+#endif
+#undef MLS_VEC
+
+// Whether a comparison (lanes -1 or 0) holds in any lane: the lanes' sign bits on x86.
+template <std::size_t Bytes>
+[[gnu::always_inline]] inline bool lanes_any_generic(const typename Vec<Bytes>::I& m) {
+  const auto lanes = std::bit_cast<std::array<std::int64_t, Vec<Bytes>::N>>(m);
+  std::int64_t x = 0;
+  for (std::int64_t v : lanes) x |= v;
+  return x != 0;
+}
+[[gnu::always_inline]] inline bool lanes_any(const Vec<16>::I& m) {
+#if defined(__SSE2__)
+  return __builtin_ia32_movmskpd(std::bit_cast<Vec<16>::D>(m)) != 0;
+#else
+  return lanes_any_generic<16>(m);
+#endif
+}
+#if MLS_LANES_AVX2
+[[gnu::always_inline]] inline bool lanes_any(const Vec<32>::I& m) {
+  return lanes_any(Vec<16>::I(__builtin_shufflevector(m, m, 0, 1) | __builtin_shufflevector(m, m, 2, 3)));
+}
+#endif
+
 // Runs a lane schedule over kLanes points: registers are rows of kLanes doubles, each step
-// loops over the lanes (no dependence between lanes, so the loop vectorizes and the points'
-// latencies overlap). The non-careful mode only: the caller reads the exception flags after.
-// False where the lanes cannot go on together (see SweepProgram::run_lanes).
-bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* sig, std::size_t nslots) {
-  constexpr std::size_t W = kLanes;
+// works on all lanes at once (no dependence between lanes). The non-careful mode only: the
+// caller reads the exception flags after. Branches decide the same way in every lane (or the
+// run stops), so the signature slots that marks and clears set are shared (`common`); the
+// slots of max/min/clamp differ per lane: their values go to vals[slot * kLanes + lane], and
+// ran[slot] says that one ran. False where the lanes cannot go on together (see
+// SweepProgram::run_lanes).
+template <std::size_t Bytes>
+[[gnu::always_inline]] inline bool lanes_body(const LaneSchedule& sched, const Compiled& c, double* r,
+                                              std::uint8_t* common, std::uint8_t* vals, std::uint8_t* ran) {
+  using V = Vec<Bytes>;
+  using D = typename V::D;
+  using I = typename V::I;
+  constexpr std::size_t W = kLanes, N = V::N, K = V::K;
   const Step* code = sched.code.data();
   const double* imm = sched.imm.data();
   const std::size_t n = sched.code.size();
-  std::size_t pc = 0;
-  // The lane loops: one result per lane (through a local array, which no operand aliases, so
-  // the loop vectorizes), and whether any lane's operand is outside the operation's domain.
-#define MLS_LANES(expr)                                 \
-  do {                                                  \
-    double t_[W];                                       \
-    for (std::size_t l = 0; l < W; ++l) t_[l] = (expr); \
-    std::copy_n(t_, W, r + i.d);                        \
-  } while (0)
-#define MLS_ANY(cond)                                   \
-  [&] {                                                 \
-    bool any_ = false;                                  \
-    for (std::size_t l = 0; l < W; ++l) any_ |= (cond); \
-    return any_;                                        \
-  }()
-#define A r[i.a + l]
-#define B r[i.b + l]
-#define C r[i.c + l]
-  while (pc < n) {
-    const Step& i = code[pc++];
+  // (Macros, not lambdas: a lambda passing a vector by value has the default target's ABI.)
+#define MLS_LD(row, k) (*reinterpret_cast<const typename V::DU*>(r + (row) + (k)*N))
+#define MLS_ST(row, k, v) (*reinterpret_cast<typename V::DU*>(r + (row) + (k)*N) = (v))
+  // A comparison's lanes (-1 or 0) stored as 1.0 or +0.0.
+  const I one = I{} + std::bit_cast<std::int64_t>(1.0);
+#define MLS_ST_BITS(row, k, m) (*reinterpret_cast<typename V::IU*>(r + (row) + (k)*N) = (m)&one)
+  // The lane-wise loops for the operations with no vector form (library calls, rounding).
+  auto each = [r](const Step& i, auto f) {
+    double t[W];
+    for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);
+    std::copy_n(t, W, r + i.d);
+  };
+#define MLS_EACH_K(stmt) \
+  for (std::size_t k = 0; k < K; ++k) stmt
+  for (std::size_t pc = 0; pc < n;) {
+    const Step i = code[pc++];  // a copy: the rows' stores may alias the code
     switch (i.op) {
-      case Op::movi: MLS_LANES(imm[i.a]); break;
-      case Op::mov: MLS_LANES(A); break;
-      case Op::add: MLS_LANES(A + B); break;
-      case Op::sub: MLS_LANES(A - B); break;
-      case Op::mul: MLS_LANES(A * B); break;
-      case Op::div:
-        if (MLS_ANY(B == 0)) return false;
-        MLS_LANES(A / B);
+      case Op::movi: {
+        const D x = imm[i.a] - D{};  // x - +0 is x, -0 included
+        MLS_EACH_K(MLS_ST(i.d, k, x));
         break;
-      case Op::neg: MLS_LANES(-A); break;
+      }
+      case Op::mov: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k))); break;
+      case Op::add: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k))); break;
+      case Op::sub: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k))); break;
+      case Op::mul: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k))); break;
+      case Op::div: {
+        I z{};
+        MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);
+        if (lanes_any(z)) return false;
+        MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));
+        break;
+      }
+      case Op::neg: MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k))); break;
       case Op::pow:
         for (std::size_t l = 0; l < W; ++l) {
-          const double a = A, b = B;
+          const double a = r[i.a + l], b = r[i.b + l];
           const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
           if (integral ? (b < 0 && a == 0) : a < 0) return false;
         }
-        MLS_LANES(std::pow(A, B));
+        for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);
         break;
       case Op::powf:
-        if (MLS_ANY((A < 0 && std::floor(B) != B) || (A == 0 && B < 0))) return false;
-        MLS_LANES(std::pow(A, B));
-        break;
-      case Op::lt: MLS_LANES(A < B); break;
-      case Op::le: MLS_LANES(A <= B); break;
-      case Op::gt: MLS_LANES(A > B); break;
-      case Op::ge: MLS_LANES(A >= B); break;
-      case Op::eq: MLS_LANES(A == B); break;
-      case Op::ne: MLS_LANES(A != B); break;
-      case Op::not_: MLS_LANES(A == 0); break;
-      case Op::floor: MLS_LANES(std::floor(A)); break;
-      case Op::ceil: MLS_LANES(std::ceil(A)); break;
-      case Op::round: MLS_LANES(std::round(A)); break;
-      case Op::abs: MLS_LANES(A < 0 ? -A : A); break;
-      case Op::sqrt:
-        if (MLS_ANY(A < 0)) return false;
-        MLS_LANES(std::sqrt(A));
-        break;
-      case Op::exp: MLS_LANES(std::exp(A)); break;
-      case Op::ln:
-      case Op::log2:
-      case Op::log10:
-        if (MLS_ANY(A <= 0)) return false;
-        if (i.op == Op::ln)
-          MLS_LANES(std::log(A));
-        else if (i.op == Op::log2)
-          MLS_LANES(std::log2(A));
-        else
-          MLS_LANES(std::log10(A));
-        break;
-      case Op::max:
-      case Op::min:
         for (std::size_t l = 0; l < W; ++l) {
-          const bool take_b = i.op == Op::max ? B > A : B < A;
-          sig[l * nslots + i.s] = take_b ? 1 : 0;
-          r[i.d + l] = take_b ? B : A;
+          const double a = r[i.a + l], b = r[i.b + l];
+          if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return false;
         }
+        for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);
         break;
-      case Op::clamp: {
-        if (MLS_ANY(B > C)) return false;
-        for (std::size_t l = 0; l < W; ++l) {
-          const double x = A, lo = B, hi = C;
-          const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
-          sig[l * nslots + i.s] = take;
-          r[i.d + l] = take == 1 ? lo : take == 2 ? hi : x;
-        }
+      case Op::lt: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k))); break;
+      case Op::le: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k))); break;
+      case Op::gt: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k))); break;
+      case Op::ge: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k))); break;
+      case Op::eq: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k))); break;
+      case Op::ne: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k))); break;
+      case Op::not_: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0)); break;
+      case Op::floor: each(i, [](double x) { return std::floor(x); }); break;
+      case Op::ceil: each(i, [](double x) { return std::ceil(x); }); break;
+      case Op::round: each(i, [](double x) { return std::round(x); }); break;
+      case Op::abs: each(i, [](double x) { return x < 0 ? -x : x; }); break;
+      case Op::sqrt: {
+        I neg{};
+        MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);
+        if (lanes_any(neg)) return false;
+        each(i, [](double x) { return std::sqrt(x); });
         break;
       }
-      case Op::erlang_c:
+      case Op::exp: each(i, [](double x) { return std::exp(x); }); break;
+      case Op::ln:
+      case Op::log2:
+      case Op::log10: {
+        I bad{};
+        MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);
+        if (lanes_any(bad)) return false;
+        if (i.op == Op::ln)
+          each(i, [](double x) { return std::log(x); });
+        else if (i.op == Op::log2)
+          each(i, [](double x) { return std::log2(x); });
+        else
+          each(i, [](double x) { return std::log10(x); });
+        break;
+      }
+      case Op::max:
+      case Op::min: {
+        double t[W];
         for (std::size_t l = 0; l < W; ++l) {
-          const double servers = A, load = B;
+          const double a = r[i.a + l], b = r[i.b + l];
+          const bool take_b = i.op == Op::max ? b > a : b < a;
+          vals[i.s * W + l] = take_b ? 1 : 0;
+          t[l] = take_b ? b : a;
+        }
+        std::copy_n(t, W, r + i.d);
+        ran[i.s] = 1;
+        break;
+      }
+      case Op::clamp: {
+        I bad{};
+        MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));
+        if (lanes_any(bad)) return false;
+        double t[W];
+        for (std::size_t l = 0; l < W; ++l) {
+          const double x = r[i.a + l], lo = r[i.b + l], hi = r[i.c + l];
+          const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
+          vals[i.s * W + l] = take;
+          t[l] = take == 1 ? lo : take == 2 ? hi : x;
+        }
+        std::copy_n(t, W, r + i.d);
+        ran[i.s] = 1;
+        break;
+      }
+      case Op::erlang_c: {
+        double t[W];
+        for (std::size_t l = 0; l < W; ++l) {
+          const double servers = r[i.a + l], load = r[i.b + l];
           if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) ||
               load < 0 || load >= servers)
             return false;
-          r[i.d + l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
+          t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
         }
+        std::copy_n(t, W, r + i.d);
         break;
+      }
       case Op::jz: {
         // A branch the lanes decide differently: they cannot go on together.
-        std::size_t zeros = 0;
-        for (std::size_t l = 0; l < W; ++l) zeros += A == 0;
-        if (zeros == W)
-          pc = i.d;
-        else if (zeros != 0)
-          return false;
+        I all = I{} - 1, some{};
+        MLS_EACH_K({
+          const I z = MLS_LD(i.a, k) == 0;
+          all &= z;
+          some |= z;
+        });
+        if (!lanes_any(some)) break;
+        if (lanes_any(~all)) return false;
+        pc = i.d;
         break;
       }
       case Op::jmp: pc = i.d; break;
-      case Op::mark:
-        for (std::size_t l = 0; l < W; ++l) sig[l * nslots + i.s] = static_cast<std::uint8_t>(imm[i.a]);
-        break;
-      case Op::exit_if_zero:
+      case Op::mark: common[i.s] = static_cast<std::uint8_t>(imm[i.a]); break;
+      case Op::exit_if_zero: {
         // Filtered points run one by one (a filtered point makes the next one start afresh).
-        if (MLS_ANY(A == 0)) return false;
+        I z{};
+        MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);
+        if (lanes_any(z)) return false;
         break;
+      }
       case Op::fail: return false;
       case Op::clear:
-        for (std::uint32_t slot : c.region_slots[i.a])
-          for (std::size_t l = 0; l < W; ++l) sig[l * nslots + slot] = 0xff;
+        for (std::uint32_t slot : c.region_slots[i.a]) {
+          common[slot] = 0xff;
+          ran[slot] = 0;
+        }
         break;
     }
   }
-#undef MLS_LANES
-#undef MLS_ANY
-#undef A
-#undef B
-#undef C
+#undef MLS_EACH_K
+#undef MLS_LD
+#undef MLS_ST
+#undef MLS_ST_BITS
   return true;
+}
+
+bool execute_lanes_base(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
+                        std::uint8_t* vals, std::uint8_t* ran) {
+  return lanes_body<16>(sched, c, r, common, vals, ran);
+}
+
+#if MLS_LANES_AVX2
+// The same code for AVX2 (two 4-double operations per step instead of four 2-double ones).
+// Bit-identical: IEEE add/sub/mul/div/sqrt round the same at any width, FMA is not enabled
+// (no contraction), and the library calls are the same functions.
+[[gnu::target("avx2")]] bool execute_lanes_avx2(const LaneSchedule& sched, const Compiled& c, double* r,
+                                                std::uint8_t* common, std::uint8_t* vals, std::uint8_t* ran) {
+  return lanes_body<32>(sched, c, r, common, vals, ran);
+}
+#endif
+
+bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals,
+                   std::uint8_t* ran) {
+#if MLS_LANES_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return execute_lanes_avx2(sched, c, r, common, vals, ran);
+#endif
+  return execute_lanes_base(sched, c, r, common, vals, ran);
 }
 
 }  // namespace
@@ -456,7 +623,12 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
     }
     reg = static_cast<std::uint32_t>(rw) * static_cast<std::uint32_t>(kLanes);
   };
-  for (Step& st : ls.code) for_each_reg(st, row);
+  for (Step& st : ls.code) {
+    for_each_reg(st, row);
+    if ((st.op == Op::max || st.op == Op::min || st.op == Op::clamp) &&
+        std::find(ls.lane_slots.begin(), ls.lane_slots.end(), st.s) == ls.lane_slots.end())
+      ls.lane_slots.push_back(st.s);
+  }
   // The binding's registers have rows even when no step reads them: a cell may show them.
   for (std::size_t k = dirty_first(dirty); k < c_->binding_shapes.size() && k < 64 && (dirty >> k & 1); ++k)
     leaves(c_->binding_shapes[k], ls.leaves);
@@ -528,17 +700,28 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
       for (std::size_t k = 0; k < width; ++k) bind(c.binding_shapes[first + k], (*values[l])[k], c, out.regs.data());
     for (std::uint32_t reg : ls.leaves) r[static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes + l] = out.regs[reg];
   }
+  // Signatures: the slots branches mark are shared by the lanes (they branch alike), the
+  // max/min/clamp slots are per lane (see execute_lanes).
   const std::size_t nslots = out.sig.size();
-  out.lane_sig.resize(nslots * kLanes);
-  for (std::size_t l = 0; l < kLanes; ++l) std::copy(out.sig.begin(), out.sig.end(), out.lane_sig.begin() + l * nslots);
+  out.lane_common.assign(out.sig.begin(), out.sig.end());
+  out.lane_vals.resize(nslots * kLanes);
+  out.lane_ran.resize(nslots);
+  for (std::uint32_t s : ls.lane_slots) out.lane_ran[s] = 0;
   if (fp_errors()) clear_fp_errors();
-  const bool ok = execute_lanes(ls, c, r, out.lane_sig.data(), nslots);
+  const bool ok = execute_lanes(ls, c, r, out.lane_common.data(), out.lane_vals.data(), out.lane_ran.data());
   if (!ok || fp_errors()) {
     clear_fp_errors();
     for (std::size_t k = 0; k < ls.leaves.size(); ++k) out.regs[ls.leaves[k]] = out.lane_saved[k];
     return false;
   }
   for (std::uint32_t k : ls.written) out.regs[ls.reg_of_row[k]] = r[k * kLanes + n - 1];
+  out.lane_sig.resize(nslots * kLanes);
+  for (std::size_t l = 0; l < kLanes; ++l) {
+    std::uint8_t* const sig = out.lane_sig.data() + l * nslots;
+    std::copy_n(out.lane_common.data(), nslots, sig);
+    for (std::uint32_t s : ls.lane_slots)
+      if (out.lane_ran[s]) sig[s] = out.lane_vals[s * kLanes + l];
+  }
   std::copy_n(out.lane_sig.begin() + (n - 1) * nslots, nslots, out.sig.begin());
   return true;
 }

@@ -57,9 +57,10 @@ std::string arms_text(const Site& s, const ArmSet& arms) {
 // consecutive rows be compared without touching the vectors.
 struct SiteRow {
   std::uint32_t site = 0;
-  std::vector<ArmSet> per;   // per column
-  ArmSet row_arms;           // union over columns
-  std::uint32_t per_id = 0;  // equal ids <=> equal `per` (interned per site)
+  std::vector<ArmSet> per;                        // per column
+  ArmSet row_arms;                                // union over columns
+  std::uint32_t per_id = 0;                       // equal ids <=> equal `per` (interned per site)
+  const std::vector<ArmSet>* interned = nullptr;  // `per` as interned (stable for the whole table)
 };
 struct RowArms {
   std::vector<SiteRow> sites;  // sorted by site
@@ -108,7 +109,7 @@ struct NotesBuilder::State {
     std::size_t seg = 0;         // the segment starting at `begin`
   };
   struct SiteState {
-    std::vector<ArmSet> prev;  // per column, previous row
+    const std::vector<ArmSet>* prev = nullptr;  // per column, previous row (interned: never copied)
     std::uint32_t prev_id = 0;
     std::vector<Run> runs;
     std::size_t extra_runs = 0;
@@ -123,6 +124,7 @@ struct NotesBuilder::State {
   std::map<std::vector<std::pair<std::uint32_t, std::uint32_t>>, std::uint64_t> content_ids;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, const SiteRow*>>> transitions;
   std::uint64_t prev_arms_id = 0;
+  // Per site: each distinct `per` and its id. Never cleared: SiteRow::interned points into it.
   std::map<std::uint32_t, std::map<std::vector<ArmSet>, std::uint32_t>> per_ids;
   std::map<std::uint32_t, SiteRow> absent;
   std::vector<Segment> segs;
@@ -182,7 +184,9 @@ struct NotesBuilder::State {
       for (const auto& a : per) u.insert(a.begin(), a.end());
       sr.row_arms.assign(u.begin(), u.end());
       auto& ids = per_ids[site];
-      sr.per_id = ids.emplace(per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+      const auto id = ids.emplace(per, static_cast<std::uint32_t>(ids.size() + 1)).first;
+      sr.per_id = id->second;
+      sr.interned = &id->first;
       sr.per = std::move(per);
       content.emplace_back(site, sr.per_id);
       ra.sites.push_back(std::move(sr));
@@ -213,7 +217,9 @@ struct NotesBuilder::State {
       a.site = site;
       a.per.resize(ncols);
       auto& ids = per_ids[site];
-      a.per_id = ids.emplace(a.per, static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+      const auto it = ids.emplace(a.per, static_cast<std::uint32_t>(ids.size() + 1)).first;
+      a.per_id = it->second;
+      a.interned = &it->first;
     }
     return a;
   }
@@ -339,11 +345,12 @@ struct NotesBuilder::State {
       std::string cols;
       std::string first_col;
       ArmSet from, to;
+      const std::vector<ArmSet>& before = *st.prev;
       for (std::size_t c = 0; c < ncols; ++c) {
-        if (st.prev[c].empty() || per[c].empty() || st.prev[c] == per[c]) continue;
+        if (before[c].empty() || per[c].empty() || before[c] == per[c]) continue;
         cols += (cols.empty() ? "" : ", ") + t.cols[c].name;
         if (first_col.empty()) first_col = t.cols[c].name;
-        from = st.prev[c];
+        from = before[c];
         to = per[c];
       }
       if (!cols.empty()) {
@@ -360,7 +367,7 @@ struct NotesBuilder::State {
       }
     }
     if (!st.seen_prev || st.prev_id != sr.per_id) {
-      st.prev = per;
+      st.prev = sr.interned;
       st.prev_id = sr.per_id;
     }
     st.seen_prev = true;

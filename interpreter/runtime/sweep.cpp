@@ -21,33 +21,6 @@
 namespace mls {
 namespace {
 
-// What check_displayable accepts without a look, per column: a finite binary64 number in a
-// number column, finite in its display unit too. Fixed once the table's units are chosen.
-struct CellCheck {
-  std::vector<std::uint8_t> num_col;      // its type is a number
-  std::vector<std::uint8_t> no_overflow;  // |factor| >= 1, so x / factor is finite when x is
-  std::vector<double> factor;
-
-  explicit CellCheck(const Table& t) {
-    for (const auto& col : t.cols) {
-      num_col.push_back(col.type && col.type->k == Type::K::num);
-      factor.push_back(col.display.factor.d);
-      no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
-    }
-  }
-  [[nodiscard]] bool plain(std::size_t c, const Value& v) const {
-    // The division only where it could overflow (x / factor with |factor| < 1).
-    return v.k == Value::K::num && num_col[c] && !v.n.exact() &&
-           (no_overflow[c] ? std::isfinite(v.n.d) : std::isfinite(v.n.d / factor[c]));
-  }
-  [[nodiscard]] bool plain(const std::vector<Value>& cells) const {
-    if (cells.size() != num_col.size()) return false;
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      if (!plain(c, cells[c])) return false;
-    return true;
-  }
-};
-
 // A row two ahead of the one being written, fetched into this core's cache: the writer reads
 // what another core wrote just before (the text; the cells when the sink takes them), and
 // without the hint it waits for each of those cache lines in turn.
@@ -329,12 +302,20 @@ class SweepRunner {
       std::vector<PointOut> outs;
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
     };
-    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch, LocalSigs& local_sigs, CellMemo& memo,
+    auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch, PointScratch& rows, CellMemo& memo,
                        EvalRun& eval_run) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
       out.error.reset();
       out.outs.resize(end - begin);
+      // Compiled points describe themselves (PointOut::described) against the chunk's previous
+      // row, and as displayable once the table's units are known.
+      std::shared_ptr<const CellCheck> check;
+      if (prog) {
+        std::lock_guard<std::mutex> lock(format_mu_);
+        check = cell_check_;
+      }
+      rows.chunk(s_.kind == SK::sweep, check.get());
       // Compiled points run in blocks over the innermost binding where they can (run_block).
       std::size_t block = 0, block_end = 0;
       bool lanes = false;
@@ -350,9 +331,9 @@ class SweepRunner {
             }
           }
           if (prog && i < block_end)
-            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, local_sigs, out.outs[i - begin]);
+            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, out.outs[i - begin]);
           else if (prog)
-            pts_.point_fast(ev, *prog, domains, i, scratch, local_sigs, out.outs[i - begin]);
+            pts_.point_fast(ev, *prog, domains, i, scratch, rows, out.outs[i - begin]);
           else
             pts_.point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
         } catch (DiagnosticError& e) {
@@ -382,13 +363,13 @@ class SweepRunner {
     };
     struct Scratch {
       fast::PointRun run;
-      LocalSigs sigs;
-      CellMemo memo;  // of the one row format this sweep uses
-      EvalRun eval;   // the tree-walking path's previous point
+      PointScratch rows;  // the signature cache's view, the chunk's previous row
+      CellMemo memo;      // of the one row format this sweep uses
+      EvalRun eval;       // the tree-walking path's previous point
     };
     ordered_parallel_map<Chunk, Scratch>(
         first_chunk, nchunks, threads,
-        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.sigs, st.memo, st.eval); },
+        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.rows, st.memo, st.eval); },
         [&](std::size_t c, Chunk& ch) {
           // The first failing point in enumeration order decides the error: deterministic.
           if (ch.error) fail(*ch.error);
@@ -411,13 +392,17 @@ class SweepRunner {
     }
     const PointOut* prev = nullptr;  // the chunk's previous row (a filtered point is none)
     for (PointOut& o : outs) {
-      o.delta = RowDelta{};
-      o.displayable = false;
       o.has_text = f && !o.filtered;
+      if (!o.described) {
+        o.delta = RowDelta{};
+        o.displayable = false;
+      }
       if (o.filtered || s_.kind != SK::sweep) continue;
-      if (prev) RowDelta::compare(o.delta, prev->cells, o.cells);
+      if (!o.described) {
+        if (prev) RowDelta::compare(o.delta, prev->cells, o.cells);
+        o.displayable = check && check->plain(o.cells);
+      }
       prev = &o;
-      o.displayable = check && check->plain(o.cells);
       if (!o.has_text) continue;
       o.text.clear();
       f->append(o.cells, o.text, memo);

@@ -13,7 +13,10 @@
 namespace mls {
 
 SweepPoints::SweepPoints(Program& p, const Stmt& s) : p_(p), s_(s) {
-  for (const auto& b : s_.bindings) key_width_ += b.names.size();
+  for (const auto& b : s_.bindings) {
+    offset_.push_back(key_width_);
+    key_width_ += b.names.size();
+  }
   for (const auto& item : s_.body)
     if (item.kind == BK::subject) has_subject_ = true;
 }
@@ -128,6 +131,7 @@ void SweepPoints::point_reusing(Evaluator& ev, const Domains& domains, std::size
   o.failed_items.clear();
   o.error.clear();
   o.has_text = false;
+  o.described = false;
   key_of(domains, index, st.pick, o.key);
   const std::size_t nbody = s_.body.size();
   std::uint64_t changed = 0;
@@ -220,8 +224,7 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
     // `from`: the binding that advanced without wrapping; every later one wrapped to 0.
     std::size_t from = domains.size() - 1;
     while (++pick[from] == domains[from].size() && from > 0) pick[from--] = 0;
-    std::size_t k = 0;
-    for (std::size_t j = 0; j < from; ++j) k += domains[j][pick[j]].size();
+    std::size_t k = offset_[from];  // a binding's tuples all have its names' width
     for (std::size_t j = from; j < domains.size(); ++j)
       for (const auto& v : domains[j][pick[j]]) {
         run.key[k] = v;
@@ -238,10 +241,10 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
 
 // One point through the compiled program, on its own.
 void SweepPoints::point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                             fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
+                             fast::PointRun& run, PointScratch& scratch, PointOut& o) {
   const std::uint64_t changed = advance(domains, index, run);
   prog.run(run.key, changed, run);
-  point_out(ev, prog, domains, index, run, kNoLane, local_sigs, o);
+  point_out(ev, prog, domains, index, run, kNoLane, scratch, o);
 }
 
 // Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
@@ -276,23 +279,45 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                              std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o) {
+                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o) {
   const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
-  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, local_sigs, o);
+  if (lanes && l == 0) lane_sources(prog, run, scratch);
+  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, o);
+}
+
+// Where the last run_lanes left each shown value (SweepProgram::read(slot, run, lane), resolved
+// once for the block's lanes).
+void SweepPoints::lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch) {
+  const std::vector<fast::Slot>& cells = prog.cells();
+  const std::int32_t* const row_of = run.lane_schedules[run.lane_schedule].row_of_reg.data();
+  scratch.lane_cells.resize(cells.size());
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const fast::Slot& sl = cells[c];
+    PointScratch::CellSource& src = scratch.lane_cells[c];
+    if (sl.constant)
+      src = {&sl.value, 0};
+    else if (row_of[sl.reg] < 0)
+      src = {run.regs.data() + sl.reg, 0};
+    else
+      src = {run.lanes.data() + static_cast<std::size_t>(row_of[sl.reg]) * fast::kLanes, 1};
+  }
 }
 
 // A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
 // Provenance comes from the signature cache; a new signature is evaluated once by the
 // tree-walker, which must agree bit for bit.
 void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                            fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o) {
+                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o) {
   o.filtered = false;
   o.feasible = true;
+  o.described = false;
   o.objectives.clear();
   o.failed.clear();
   o.failed_items.clear();
-  o.key.assign(run.key.begin(), run.key.end());
+  // Element by element, inline: a key is a few plain numbers.
+  if (o.key.size() != run.key.size()) o.key.resize(run.key.size());
+  for (std::size_t k = 0; k < run.key.size(); ++k) o.key[k] = run.key[k];
   if (run.status == fast::Status::bail) {
     (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
     throw DiagnosticError{
@@ -324,9 +349,16 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
     deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
   const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
-  bool known_here = deps != nullptr;  // in local_sigs already (or as good as: the last point's)
+  bool known_here = deps != nullptr;  // in scratch.sigs already (or as good as: the last point's)
+  for (std::size_t e = 0; !deps && e < scratch.recent.size(); ++e) {
+    const PointScratch::RecentSig& r = scratch.recent[e];
+    if (r.deps && r.sig.size() == nsig && std::equal(sig_at, sig_at + nsig, r.sig.begin())) {
+      deps = r.deps;
+      known_here = true;
+    }
+  }
   if (!deps)
-    if (auto it = local_sigs.find(sig_bytes); it != local_sigs.end()) {
+    if (auto it = scratch.sigs.find(sig_bytes); it != scratch.sigs.end()) {
       deps = it->second;
       known_here = true;
     }
@@ -352,8 +384,17 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     std::lock_guard<std::mutex> lock(sig_mu_);
     deps = &sigs_.emplace(sig, std::move(d)).first->second;
   }
-  if (!known_here) local_sigs.emplace(sig, deps);
+  if (!known_here) scratch.sigs.emplace(sig, deps);
   if (run.last_deps != deps) {
+    // The last signature becomes a recent one, unless it is one already.
+    bool listed = run.last_deps == nullptr;
+    for (const auto& r : scratch.recent) listed |= r.deps == run.last_deps;
+    if (!listed) {
+      PointScratch::RecentSig& r = scratch.recent[scratch.recent_next];
+      scratch.recent_next = (scratch.recent_next + 1) % scratch.recent.size();
+      r.sig.swap(run.last_sig);
+      r.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    }
     run.last_sig.assign(sig_at, sig_at + nsig);
     run.last_deps = deps;
   }
@@ -361,28 +402,81 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   // The lane's rows, looked up once rather than per cell.
   const std::vector<fast::Slot>& cells = prog.cells();
   const std::size_t ncells = cells.size();
+  const bool feasible_cell = has_subject_ && s_.kind == SK::sweep;
+  const std::size_t width = ncells + (feasible_cell ? 1 : 0);
   const double* const regs = run.regs.data();
-  const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
-  const std::int32_t* const row_of =
-      lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
-  o.cells.resize(ncells);
+  const PointScratch::CellSource* const from = lane == kNoLane ? nullptr : scratch.lane_cells.data();
+  // The row described against the chunk's previous one as it is written, as format_rows would
+  // (RowDelta::compare, CellCheck::plain): cell c changed where its number differs (==, as
+  // same_cell), a boolean where its truth does; a string cell leaves that to format_rows.
+  bool describe = scratch.describe && width <= 64;
+  if (describe && scratch.prev.size() != width) {
+    scratch.prev.assign(width, 0);
+    scratch.has_prev = false;
+  }
+  double* const prev = scratch.prev.data();
+  const CellCheck* const check = scratch.check;
+  bool plain = check != nullptr && check->num_col.size() == width;
+  const bool simple = plain && check->simple;  // plain: every number finite
+  bool finite = true;
+  std::uint64_t changed = 0, booleans = 0;
+  o.cells.resize(width);
   for (std::size_t c = 0; c < ncells; ++c) {
     const fast::Slot& sl = cells[c];
     Value& v = o.cells[c];
     if (sl.kind != fast::Slot::K::num) {
       v = value_of(sl, (*deps)[c]);
+      plain = false;
+      if (sl.kind == fast::Slot::K::str) {
+        describe = false;
+        continue;
+      }
+      const double b = v.b ? 1 : 0;
+      if (describe) {
+        changed |= std::uint64_t{b != prev[c]} << c;
+        booleans |= std::uint64_t{1} << c;
+        prev[c] = b;
+      }
       continue;
     }
-    double x = sl.value;
-    if (!sl.constant) x = !rows || row_of[sl.reg] < 0 ? regs[sl.reg] : rows[row_of[sl.reg] * fast::kLanes];
+    const double x = from ? from[c].at[lane * from[c].stride] : sl.constant ? sl.value : regs[sl.reg];
     v.k = Value::K::num;
     v.n.d = x;
     v.n.sn = v.n.sd = 0;
     if (v.n.ex) v.n.ex.reset();
     if (v.h) v.h.reset();
     v.deps = (*deps)[c];
+    if (describe) {
+      changed |= std::uint64_t{!(x == prev[c])} << c;
+      prev[c] = x;
+    }
+    finite &= std::isfinite(x);
+    if (plain && !simple) plain = check->plain_number(c, x);
   }
-  if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
+  plain &= finite;
+  if (feasible_cell) {
+    o.cells[ncells] = Value::boolean(o.feasible);
+    plain = false;
+    const double b = o.feasible ? 1 : 0;
+    if (describe) {
+      changed |= std::uint64_t{b != prev[ncells]} << ncells;
+      booleans |= std::uint64_t{1} << ncells;
+      prev[ncells] = b;
+    }
+  }
+  if (!describe) return;
+  o.described = true;
+  o.displayable = plain;
+  o.delta = RowDelta{};
+  if (scratch.has_prev) {
+    // The feasibility cell's deps are none on every row.
+    o.delta.known = true;
+    o.delta.same_deps = deps == scratch.prev_deps || *deps == *scratch.prev_deps;
+    o.delta.numbers_only = (changed & booleans) == 0;
+    o.delta.changed = changed;
+  }
+  scratch.has_prev = true;
+  scratch.prev_deps = deps;
 }
 
 }  // namespace mls

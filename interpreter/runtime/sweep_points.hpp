@@ -4,7 +4,10 @@
 // differ only in the innermost binding. Internal to runtime/.
 #pragma once
 
+#include <array>
+#include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -35,6 +38,41 @@ struct PointOut {
   // check_displayable to refuse). The writer's thread then need not read the cells.
   RowDelta delta;
   bool displayable = false;
+  // delta and displayable were set by point_out as the cells were written (the compiled path);
+  // format_rows then need not read the cells again.
+  bool described = false;
+};
+
+// What check_displayable accepts without a look, per column: a finite binary64 number in a
+// number column, finite in its display unit too. Fixed once the table's units are chosen.
+struct CellCheck {
+  std::vector<std::uint8_t> num_col;      // its type is a number
+  std::vector<std::uint8_t> no_overflow;  // |factor| >= 1, so x / factor is finite when x is
+  std::vector<double> factor;
+  bool simple = true;  // every column is a number column without overflow: plain <=> finite
+
+  explicit CellCheck(const Table& t) {
+    for (const auto& col : t.cols) {
+      num_col.push_back(col.type && col.type->k == Type::K::num);
+      factor.push_back(col.display.factor.d);
+      no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
+      simple = simple && num_col.back() && no_overflow.back();
+    }
+  }
+  // Column c holding the binary64 number x. The division only where it could overflow (x /
+  // factor with |factor| < 1).
+  [[nodiscard]] bool plain_number(std::size_t c, double x) const {
+    return num_col[c] && (no_overflow[c] ? std::isfinite(x) : std::isfinite(x / factor[c]));
+  }
+  [[nodiscard]] bool plain(std::size_t c, const Value& v) const {
+    return v.k == Value::K::num && !v.n.exact() && plain_number(c, v.n.d);
+  }
+  [[nodiscard]] bool plain(const std::vector<Value>& cells) const {
+    if (cells.size() != num_col.size()) return false;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (!plain(c, cells[c])) return false;
+    return true;
+  }
 };
 
 // One worker's state for the tree-walking path (exact sweeps, and binary64 ones the compiler
@@ -61,6 +99,41 @@ struct SigHash {
 };
 using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
 
+// One worker's memory for the compiled path: its view of the signature cache, and the previous
+// row of the chunk being computed, as numbers (booleans 0 or 1) and provenance, against which
+// point_out describes each row (PointOut::described) while its cells are in registers.
+struct PointScratch {
+  LocalSigs sigs;
+  bool describe = false;                           // describe the rows (a sweep's; set per chunk)
+  const CellCheck* check = nullptr;                // the table's, once it has begun (else not displayable)
+  bool has_prev = false;                           // `prev` holds the chunk's previous row (reset per chunk)
+  std::vector<double> prev;                        // its cells
+  const std::vector<DepSet>* prev_deps = nullptr;  // and their provenance
+  // The signatures this worker met most recently but one (the last one is PointRun's): points
+  // alternate between a few (a tensor-parallel degree's branches, then another's), which are
+  // then found by a comparison of their bytes rather than a hash.
+  struct RecentSig {
+    std::vector<std::uint8_t> sig;
+    const std::vector<DepSet>* deps = nullptr;
+  };
+  std::array<RecentSig, 4> recent;
+  std::size_t recent_next = 0;  // the entry replaced next
+  // Where each shown value of the current lane block is read, lane l at at[l * stride] (a row
+  // of lanes, or a register or constant shared by all): found once per block (block_point)
+  // rather than per cell of every point.
+  struct CellSource {
+    const double* at = nullptr;
+    std::size_t stride = 0;
+  };
+  std::vector<CellSource> lane_cells;
+  // Starts a chunk: its first row has no previous row to be compared with.
+  void chunk(bool describe_rows, const CellCheck* cell_check) {
+    describe = describe_rows;
+    check = cell_check;
+    has_prev = false;
+  }
+};
+
 // Evaluates points of one sweep statement. Shared by the worker threads: the signature cache is
 // guarded by its own mutex; every other member is fixed before the first point.
 class SweepPoints {
@@ -84,12 +157,12 @@ class SweepPoints {
   // The compiled path: one point on its own; or a block of up to fast::kLanes points from
   // `index` (block_size of them) run once (run_block), then each read back (block_point).
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+                  fast::PointRun& run, PointScratch& scratch, PointOut& o);
   [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
   bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run, LocalSigs& local_sigs, PointOut& o);
+                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o);
 
   // Point `index`'s key (Cartesian product, first binding outermost), as text, and an assert
   // of the body that failed there.
@@ -102,13 +175,15 @@ class SweepPoints {
   static std::uint64_t binding_bit(std::size_t b);
   std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
+  static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane, LocalSigs& local_sigs, PointOut& o);
+                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o);
 
   Program& p_;
   const Stmt& s_;
   bool has_subject_ = false;
   std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
+  std::vector<std::size_t> offset_;       // per binding: its first key position
   std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
   std::mutex sig_mu_;                     // guards sigs_
   std::unordered_map<std::string, std::vector<DepSet>> sigs_;  // signature -> its cells' provenance

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "interpreter/tooling/driver.hpp"
@@ -15,14 +16,15 @@ using namespace mls;
 namespace {
 
 // Branches that switch at a few rows only (k at n = 4, v at n = 45, j with the inner m), a
-// column that drifts in one regime and is pinned in another (k), a boolean that flips, and
-// filtered points (a row's previous row is then not the previous point), over two chunks.
+// column that drifts in one regime and is pinned in another (k), booleans that flip (big, a
+// function of n alone: a row label; low, of k's branch: a noted flip), and filtered points (a
+// row's previous row is then not the previous point), over two chunks.
 const char* const kSource =
     "sweep s over n in 1..600, m in [1, 2, 3] {\n"
     "  let k = min(n, 4)\n"
     "  where n < 20 or n > 21 or m == 1\n"
     "  let j = max(m, 2)\n"
-    "  show n, m, k, t = 100 s / n, u = k * j, big = n > 30,\n"
+    "  show n, m, k, t = 100 s / n, u = k * j, big = n > 30, low = k < 4,\n"
     "       v = if n > 45 then n * m else 7\n"
     "}\n";
 
@@ -61,6 +63,9 @@ TEST_CASE("regime notes: the incremental builder equals the reference on every e
     const auto want = texts(ref.finish());
     // Flips of both branch sites, the boolean's flip and k's drift are all there.
     REQUIRE(want.size() >= 4);
+    CHECK(std::any_of(want.begin(), want.end(), [](const std::string& n) {
+      return n.find("low changes from true to false") != std::string::npos;
+    }));
     CHECK(texts(inc.finish()) == want);
     CHECK(texts(t.notes) == want);  // the run's own notes, built as its rows streamed
   }

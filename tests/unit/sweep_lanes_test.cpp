@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -129,5 +130,44 @@ TEST_CASE("a lane block shows each point's own innermost value") {
     CHECK(t.rows[i].cells.at(0).n.d == static_cast<double>(i / 3 % 20 + 1));
     CHECK(t.rows[i].cells.at(1).str() == std::string(1, "pqr"[i % 3]));
     CHECK(t.rows[i].cells.at(2).n.d == static_cast<double>(i / 60 + 1) * 2);
+  }
+}
+
+// max, min and clamp take different arms in the lanes of one block (y crosses 20 + a, 9 and the
+// clamp's bounds inside blocks of 8), with no branch to split the block: each point's cell
+// has the provenance of its own arm (the same for every row that takes that arm, different
+// from the other arms'), not that of the block's last point.
+TEST_CASE("lanes of one block keep their own max/min/clamp arms") {
+  Session s;
+  REQUIRE(prepare(s, "main.mls",
+                  std::string("sweep t over a in [1, 2, 3], y in 1..40 {\n"
+                              "  show m = max(y, 20 + a), n = min(y, 9), c = clamp(y / a, 5, 17)\n"
+                              "}\n")));
+  RunOptions opt;
+  opt.threads = 1;
+  opt.exact_limit = 0;
+  const auto r = execute(s, Selection{}, opt);
+  REQUIRE(r.has_value());
+  const Table& t = r->tables.at(0);
+  CHECK(t.engine == "binary64, compiled");
+  REQUIRE(t.rows.size() == 120);
+  std::vector<std::map<int, DepSet>> deps_of_arm(3);  // per column
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double a = static_cast<double>(i / 40 + 1), y = static_cast<double>(i % 40 + 1);
+    // The arm: whether max/min take their second argument; which bound clamp takes, if any.
+    const int arm[3] = {20 + a > y, 9 < y, y / a < 5 ? 1 : y / a > 17 ? 2 : 0};
+    const double want[3] = {arm[0] ? 20 + a : y, arm[1] ? 9 : y, arm[2] == 1 ? 5 : arm[2] == 2 ? 17 : y / a};
+    for (std::size_t k = 0; k < 3; ++k) {
+      INFO("a " << a << " y " << y << " column " << k);
+      const Value& cell = t.rows[i].cells.at(k);
+      CHECK(same_bits(cell.n.d, want[k]));
+      const auto [it, first] = deps_of_arm[k].emplace(arm[k], cell.deps);
+      if (!first) CHECK(cell.deps == it->second);
+    }
+  }
+  for (std::size_t k = 0; k < 3; ++k) {
+    INFO("column " << k);
+    REQUIRE(deps_of_arm[k].size() == (k == 2 ? 3u : 2u));
+    CHECK(deps_of_arm[k].begin()->second != std::next(deps_of_arm[k].begin())->second);
   }
 }
