@@ -282,7 +282,26 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
                               std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o) {
   const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
+  if (lanes && l == 0) lane_sources(prog, run, scratch);
   point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, o);
+}
+
+// Where the last run_lanes left each shown value (SweepProgram::read(slot, run, lane), resolved
+// once for the block's lanes).
+void SweepPoints::lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch) {
+  const std::vector<fast::Slot>& cells = prog.cells();
+  const std::int32_t* const row_of = run.lane_schedules[run.lane_schedule].row_of_reg.data();
+  scratch.lane_cells.resize(cells.size());
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const fast::Slot& sl = cells[c];
+    PointScratch::CellSource& src = scratch.lane_cells[c];
+    if (sl.constant)
+      src = {&sl.value, 0};
+    else if (row_of[sl.reg] < 0)
+      src = {run.regs.data() + sl.reg, 0};
+    else
+      src = {run.lanes.data() + static_cast<std::size_t>(row_of[sl.reg]) * fast::kLanes, 1};
+  }
 }
 
 // A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
@@ -296,7 +315,9 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   o.objectives.clear();
   o.failed.clear();
   o.failed_items.clear();
-  o.key.assign(run.key.begin(), run.key.end());
+  // Element by element, inline: a key is a few plain numbers.
+  if (o.key.size() != run.key.size()) o.key.resize(run.key.size());
+  for (std::size_t k = 0; k < run.key.size(); ++k) o.key[k] = run.key[k];
   if (run.status == fast::Status::bail) {
     (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
     throw DiagnosticError{
@@ -384,9 +405,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   const bool feasible_cell = has_subject_ && s_.kind == SK::sweep;
   const std::size_t width = ncells + (feasible_cell ? 1 : 0);
   const double* const regs = run.regs.data();
-  const double* const rows = lane == kNoLane ? nullptr : run.lanes.data() + lane;
-  const std::int32_t* const row_of =
-      lane == kNoLane ? nullptr : run.lane_schedules[run.lane_schedule].row_of_reg.data();
+  const PointScratch::CellSource* const from = lane == kNoLane ? nullptr : scratch.lane_cells.data();
   // The row described against the chunk's previous one as it is written, as format_rows would
   // (RowDelta::compare, CellCheck::plain): cell c changed where its number differs (==, as
   // same_cell), a boolean where its truth does; a string cell leaves that to format_rows.
@@ -398,6 +417,8 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   double* const prev = scratch.prev.data();
   const CellCheck* const check = scratch.check;
   bool plain = check != nullptr && check->num_col.size() == width;
+  const bool simple = plain && check->simple;  // plain: every number finite
+  bool finite = true;
   std::uint64_t changed = 0, booleans = 0;
   o.cells.resize(width);
   for (std::size_t c = 0; c < ncells; ++c) {
@@ -418,8 +439,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
       }
       continue;
     }
-    double x = sl.value;
-    if (!sl.constant) x = !rows || row_of[sl.reg] < 0 ? regs[sl.reg] : rows[row_of[sl.reg] * fast::kLanes];
+    const double x = from ? from[c].at[lane * from[c].stride] : sl.constant ? sl.value : regs[sl.reg];
     v.k = Value::K::num;
     v.n.d = x;
     v.n.sn = v.n.sd = 0;
@@ -430,8 +450,10 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
       changed |= std::uint64_t{!(x == prev[c])} << c;
       prev[c] = x;
     }
-    if (plain) plain = check->plain_number(c, x);
+    finite &= std::isfinite(x);
+    if (plain && !simple) plain = check->plain_number(c, x);
   }
+  plain &= finite;
   if (feasible_cell) {
     o.cells[ncells] = Value::boolean(o.feasible);
     plain = false;

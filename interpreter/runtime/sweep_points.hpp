@@ -49,12 +49,14 @@ struct CellCheck {
   std::vector<std::uint8_t> num_col;      // its type is a number
   std::vector<std::uint8_t> no_overflow;  // |factor| >= 1, so x / factor is finite when x is
   std::vector<double> factor;
+  bool simple = true;  // every column is a number column without overflow: plain <=> finite
 
   explicit CellCheck(const Table& t) {
     for (const auto& col : t.cols) {
       num_col.push_back(col.type && col.type->k == Type::K::num);
       factor.push_back(col.display.factor.d);
       no_overflow.push_back(std::fabs(col.display.factor.d) >= 1);
+      simple = simple && num_col.back() && no_overflow.back();
     }
   }
   // Column c holding the binary64 number x. The division only where it could overflow (x /
@@ -116,6 +118,14 @@ struct PointScratch {
   };
   std::array<RecentSig, 4> recent;
   std::size_t recent_next = 0;  // the entry replaced next
+  // Where each shown value of the current lane block is read, lane l at at[l * stride] (a row
+  // of lanes, or a register or constant shared by all): found once per block (block_point)
+  // rather than per cell of every point.
+  struct CellSource {
+    const double* at = nullptr;
+    std::size_t stride = 0;
+  };
+  std::vector<CellSource> lane_cells;
   // Starts a chunk: its first row has no previous row to be compared with.
   void chunk(bool describe_rows, const CellCheck* cell_check) {
     describe = describe_rows;
@@ -165,6 +175,7 @@ class SweepPoints {
   static std::uint64_t binding_bit(std::size_t b);
   std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
+  static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                  fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o);
 
