@@ -308,6 +308,7 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
     dirty = ~std::uint64_t{0};
     skip = 0;
     out.regs.assign(c.nregs, 0);
+    for (const auto& [reg, v] : c.constants) out.regs[reg] = v;
     out.sig.assign(c.nslots, 0xff);
   }
   if (dirty == 0) return;  // a block's outer work when only the innermost binding moved
