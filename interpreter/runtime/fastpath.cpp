@@ -4,6 +4,7 @@
 #include "fastpath.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -58,11 +59,16 @@ class Compiler {
     return c_.code.size() - 1;
   }
 
+  // A constant operand reads a register that holds it from the start (Compiled::constants),
+  // one per distinct value: no instruction loads it, so no schedule re-runs one.
   std::uint32_t reg_of(const CVal& x) {
     if (!x.cst) return x.reg;
-    const std::uint32_t r = new_reg();
-    emit(Ins{Op::movi, r, 0, 0, 0, 0, x.v});
-    return r;
+    const auto [it, fresh] = const_regs_.try_emplace(std::bit_cast<std::uint64_t>(x.v), 0);
+    if (fresh) {
+      it->second = new_reg();
+      c_.constants.emplace_back(it->second, x.v);
+    }
+    return it->second;
   }
 
   // A compile-time constant from an evaluated Value (globals, domain tuples' shapes).
@@ -608,6 +614,7 @@ class Compiler {
   Compiled& c_;
   std::vector<std::optional<CVal>> globals_;
   std::vector<const Stmt*> stack_;
+  std::unordered_map<std::uint64_t, std::uint32_t> const_regs_;  // a constant's bits -> its register
   std::size_t compile_steps_ = 0;
   static constexpr std::size_t kMaxInstructions = 1u << 20;
   static constexpr std::size_t kMaxCompileSteps = 4u << 20;

@@ -57,6 +57,7 @@ struct Compiled {
   std::vector<std::vector<std::uint32_t>> region_slots;
   std::vector<std::uint64_t> region_mask;
   std::uint32_t nregs = 0;
+  std::vector<std::pair<std::uint32_t, double>> constants;  // (register, value): set before any run
   std::uint32_t nslots = 0;
   std::vector<std::string> strings;
   std::unordered_map<std::string, std::uint32_t> string_ids;

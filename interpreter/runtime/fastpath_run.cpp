@@ -308,6 +308,7 @@ void SweepProgram::run(const std::vector<Value>& key, std::uint64_t changed, Poi
     dirty = ~std::uint64_t{0};
     skip = 0;
     out.regs.assign(c.nregs, 0);
+    for (const auto& [reg, v] : c.constants) out.regs[reg] = v;
     out.sig.assign(c.nslots, 0xff);
   }
   if (dirty == 0) return;  // a block's outer work when only the innermost binding moved
@@ -401,193 +402,283 @@ template <std::size_t Bytes>
 // slots of max/min/clamp differ per lane: their values go to vals[slot * kLanes + lane], and
 // ran[slot] says that one ran. False where the lanes cannot go on together (see
 // SweepProgram::run_lanes).
-template <std::size_t Bytes>
-[[gnu::always_inline]] inline bool lanes_body(const LaneSchedule& sched, const Compiled& c, double* r,
-                                              std::uint8_t* common, std::uint8_t* vals, std::uint8_t* ran) {
-  using V = Vec<Bytes>;
-  using D = typename V::D;
-  using I = typename V::I;
-  constexpr std::size_t W = kLanes, N = V::N, K = V::K;
-  const Step* code = sched.code.data();
-  const double* imm = sched.imm.data();
-  const std::size_t n = sched.code.size();
-  // (Macros, not lambdas: a lambda passing a vector by value has the default target's ABI.)
+// Defined by a macro, once per vector width: a function with computed gotos cannot be inlined
+// into (or cloned for) another target, and the AVX2 version needs the same code compiled for AVX2.
+// Operands and results address rows as V (the function's vector type); macros, not lambdas: a
+// lambda passing a vector by value has the default target's ABI.
 #define MLS_LD(row, k) (*reinterpret_cast<const typename V::DU*>(r + (row) + (k)*N))
 #define MLS_ST(row, k, v) (*reinterpret_cast<typename V::DU*>(r + (row) + (k)*N) = (v))
-  // A comparison's lanes (-1 or 0) stored as 1.0 or +0.0.
-  const I one = I{} + std::bit_cast<std::int64_t>(1.0);
 #define MLS_ST_BITS(row, k, m) (*reinterpret_cast<typename V::IU*>(r + (row) + (k)*N) = (m)&one)
-  // The lane-wise loops for the operations with no vector form (library calls, rounding).
-  auto each = [r](const Step& i, auto f) {
-    double t[W];
-    for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);
-    std::copy_n(t, W, r + i.d);
-  };
 #define MLS_EACH_K(stmt) \
   for (std::size_t k = 0; k < K; ++k) stmt
-  for (std::size_t pc = 0; pc < n;) {
-    const Step i = code[pc++];  // a copy: the rows' stores may alias the code
-    switch (i.op) {
-      case Op::movi: {
-        const D x = imm[i.a] - D{};  // x - +0 is x, -0 included
-        MLS_EACH_K(MLS_ST(i.d, k, x));
-        break;
-      }
-      case Op::mov: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k))); break;
-      case Op::add: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k))); break;
-      case Op::sub: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k))); break;
-      case Op::mul: MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k))); break;
-      case Op::div: {
-        I z{};
-        MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);
-        if (lanes_any(z)) return false;
-        MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));
-        break;
-      }
-      case Op::neg: MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k))); break;
-      case Op::pow:
-        for (std::size_t l = 0; l < W; ++l) {
-          const double a = r[i.a + l], b = r[i.b + l];
-          const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;
-          if (integral ? (b < 0 && a == 0) : a < 0) return false;
-        }
-        for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);
-        break;
-      case Op::powf:
-        for (std::size_t l = 0; l < W; ++l) {
-          const double a = r[i.a + l], b = r[i.b + l];
-          if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return false;
-        }
-        for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);
-        break;
-      case Op::lt: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k))); break;
-      case Op::le: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k))); break;
-      case Op::gt: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k))); break;
-      case Op::ge: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k))); break;
-      case Op::eq: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k))); break;
-      case Op::ne: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k))); break;
-      case Op::not_: MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0)); break;
-      case Op::floor: each(i, [](double x) { return std::floor(x); }); break;
-      case Op::ceil: each(i, [](double x) { return std::ceil(x); }); break;
-      case Op::round: each(i, [](double x) { return std::round(x); }); break;
-      case Op::abs: each(i, [](double x) { return x < 0 ? -x : x; }); break;
-      case Op::sqrt: {
-        I neg{};
-        MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);
-        if (lanes_any(neg)) return false;
-        each(i, [](double x) { return std::sqrt(x); });
-        break;
-      }
-      case Op::exp: each(i, [](double x) { return std::exp(x); }); break;
-      case Op::ln:
-      case Op::log2:
-      case Op::log10: {
-        I bad{};
-        MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);
-        if (lanes_any(bad)) return false;
-        if (i.op == Op::ln)
-          each(i, [](double x) { return std::log(x); });
-        else if (i.op == Op::log2)
-          each(i, [](double x) { return std::log2(x); });
-        else
-          each(i, [](double x) { return std::log10(x); });
-        break;
-      }
-      case Op::max:
-      case Op::min: {
-        double t[W];
-        for (std::size_t l = 0; l < W; ++l) {
-          const double a = r[i.a + l], b = r[i.b + l];
-          const bool take_b = i.op == Op::max ? b > a : b < a;
-          vals[i.s * W + l] = take_b ? 1 : 0;
-          t[l] = take_b ? b : a;
-        }
-        std::copy_n(t, W, r + i.d);
-        ran[i.s] = 1;
-        break;
-      }
-      case Op::clamp: {
-        I bad{};
-        MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));
-        if (lanes_any(bad)) return false;
-        double t[W];
-        for (std::size_t l = 0; l < W; ++l) {
-          const double x = r[i.a + l], lo = r[i.b + l], hi = r[i.c + l];
-          const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);
-          vals[i.s * W + l] = take;
-          t[l] = take == 1 ? lo : take == 2 ? hi : x;
-        }
-        std::copy_n(t, W, r + i.d);
-        ran[i.s] = 1;
-        break;
-      }
-      case Op::erlang_c: {
-        double t[W];
-        for (std::size_t l = 0; l < W; ++l) {
-          const double servers = r[i.a + l], load = r[i.b + l];
-          if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) ||
-              load < 0 || load >= servers)
-            return false;
-          t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);
-        }
-        std::copy_n(t, W, r + i.d);
-        break;
-      }
-      case Op::jz: {
-        // A branch the lanes decide differently: they cannot go on together.
-        I all = I{} - 1, some{};
-        MLS_EACH_K({
-          const I z = MLS_LD(i.a, k) == 0;
-          all &= z;
-          some |= z;
-        });
-        if (!lanes_any(some)) break;
-        if (lanes_any(~all)) return false;
-        pc = i.d;
-        break;
-      }
-      case Op::jmp: pc = i.d; break;
-      case Op::mark: common[i.s] = static_cast<std::uint8_t>(imm[i.a]); break;
-      case Op::exit_if_zero: {
-        // Filtered points run one by one (a filtered point makes the next one start afresh).
-        I z{};
-        MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);
-        if (lanes_any(z)) return false;
-        break;
-      }
-      case Op::fail: return false;
-      case Op::clear:
-        for (std::uint32_t slot : c.region_slots[i.a]) {
-          common[slot] = 0xff;
-          ran[slot] = 0;
-        }
-        break;
-    }
+#define MLS_NEXT()                                \
+  do {                                            \
+    if (pc == n) return true;                     \
+    i = code[pc++];                               \
+    goto* labels[static_cast<std::size_t>(i.op)]; \
+  } while (0)
+#define MLS_LANES_FUNCTION(NAME, BYTES)                                                                              \
+  bool NAME(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals,       \
+            std::uint8_t* ran) {                                                                                     \
+    using V = Vec<BYTES>;                                                                                            \
+    using D = V::D;                                                                                                  \
+    using I = V::I;                                                                                                  \
+    constexpr std::size_t W = kLanes, N = V::N, K = V::K;                                                            \
+    const Step* code = sched.code.data();                                                                            \
+    const double* imm = sched.imm.data();                                                                            \
+    const std::size_t n = sched.code.size();                                                                         \
+    /* A comparison's lanes (-1 or 0) stored as 1.0 or +0.0. */                                                      \
+    const I one = I{} + std::bit_cast<std::int64_t>(1.0);                                                            \
+    /* The lane-wise loops for the operations with no vector form (library calls, rounding). */                      \
+    auto each = [r](const Step& i, auto f) {                                                                         \
+      double t[W];                                                                                                   \
+      for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);                                                      \
+      std::copy_n(t, W, r + i.d);                                                                                    \
+    };                                                                                                               \
+    /* Threaded dispatch, as in execute: each operation jumps to the next one's code. */                             \
+    static constexpr void* labels[] = {                                                                              \
+        &&L_movi, &&L_mov,   &&L_add, &&L_sub, &&L_mul,  &&L_div,          &&L_neg,   &&L_pow,      &&L_lt,          \
+        &&L_le,   &&L_gt,    &&L_ge,  &&L_eq,  &&L_ne,   &&L_not_,         &&L_floor, &&L_ceil,     &&L_round,       \
+        &&L_abs,  &&L_sqrt,  &&L_exp, &&L_ln,  &&L_log2, &&L_log10,        &&L_powf,  &&L_erlang_c, &&L_max,         \
+        &&L_min,  &&L_clamp, &&L_jz,  &&L_jmp, &&L_mark, &&L_exit_if_zero, &&L_fail,  &&L_clear};                    \
+    static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);                                     \
+    std::size_t pc = 0;                                                                                              \
+    Step i{}; /* a copy: the rows' stores may alias the code */                                                      \
+    MLS_NEXT();                                                                                                      \
+    { /* never entered: the first MLS_NEXT jumps; the switch checks that every Op has its code */                    \
+      switch (i.op) {                                                                                                \
+        case Op::movi:                                                                                               \
+        L_movi : {                                                                                                   \
+          const D x = imm[i.a] - D{}; /* x - +0 is x, -0 included */                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, x));                                                                             \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::mov:                                                                                                \
+        L_mov:                                                                                                       \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k)));                                                                \
+          MLS_NEXT();                                                                                                \
+        case Op::add:                                                                                                \
+        L_add:                                                                                                       \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k)));                                               \
+          MLS_NEXT();                                                                                                \
+        case Op::sub:                                                                                                \
+        L_sub:                                                                                                       \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k)));                                               \
+          MLS_NEXT();                                                                                                \
+        case Op::mul:                                                                                                \
+        L_mul:                                                                                                       \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k)));                                               \
+          MLS_NEXT();                                                                                                \
+        case Op::div:                                                                                                \
+        L_div : {                                                                                                    \
+          I z{};                                                                                                     \
+          MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);                                                                      \
+          if (lanes_any(z)) return false;                                                                            \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));                                               \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::neg:                                                                                                \
+        L_neg:                                                                                                       \
+          MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k)));                                                               \
+          MLS_NEXT();                                                                                                \
+        case Op::pow:                                                                                                \
+        L_pow:                                                                                                       \
+          for (std::size_t l = 0; l < W; ++l) {                                                                      \
+            const double a = r[i.a + l], b = r[i.b + l];                                                             \
+            const bool integral = std::floor(b) == b && std::fabs(b) <= 100000;                                      \
+            if (integral ? (b < 0 && a == 0) : a < 0) return false;                                                  \
+          }                                                                                                          \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                         \
+          MLS_NEXT();                                                                                                \
+        case Op::powf:                                                                                               \
+        L_powf:                                                                                                      \
+          for (std::size_t l = 0; l < W; ++l) {                                                                      \
+            const double a = r[i.a + l], b = r[i.b + l];                                                             \
+            if ((a < 0 && std::floor(b) != b) || (a == 0 && b < 0)) return false;                                    \
+          }                                                                                                          \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                         \
+          MLS_NEXT();                                                                                                \
+        case Op::lt:                                                                                                 \
+        L_lt:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                \
+        case Op::le:                                                                                                 \
+        L_le:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                                \
+        case Op::gt:                                                                                                 \
+        L_gt:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                \
+        case Op::ge:                                                                                                 \
+        L_ge:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                                \
+        case Op::eq:                                                                                                 \
+        L_eq:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                                \
+        case Op::ne:                                                                                                 \
+        L_ne:                                                                                                        \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                                \
+        case Op::not_:                                                                                               \
+        L_not_:                                                                                                      \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0));                                                      \
+          MLS_NEXT();                                                                                                \
+        case Op::floor:                                                                                              \
+        L_floor:                                                                                                     \
+          each(i, [](double x) { return std::floor(x); });                                                           \
+          MLS_NEXT();                                                                                                \
+        case Op::ceil:                                                                                               \
+        L_ceil:                                                                                                      \
+          each(i, [](double x) { return std::ceil(x); });                                                            \
+          MLS_NEXT();                                                                                                \
+        case Op::round:                                                                                              \
+        L_round:                                                                                                     \
+          each(i, [](double x) { return std::round(x); });                                                           \
+          MLS_NEXT();                                                                                                \
+        case Op::abs:                                                                                                \
+        L_abs:                                                                                                       \
+          each(i, [](double x) { return x < 0 ? -x : x; });                                                          \
+          MLS_NEXT();                                                                                                \
+        case Op::sqrt:                                                                                               \
+        L_sqrt : {                                                                                                   \
+          I neg{};                                                                                                   \
+          MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);                                                                     \
+          if (lanes_any(neg)) return false;                                                                          \
+          each(i, [](double x) { return std::sqrt(x); });                                                            \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::exp:                                                                                                \
+        L_exp:                                                                                                       \
+          each(i, [](double x) { return std::exp(x); });                                                             \
+          MLS_NEXT();                                                                                                \
+        case Op::ln:                                                                                                 \
+        L_ln:                                                                                                        \
+        case Op::log2:                                                                                               \
+        L_log2:                                                                                                      \
+        case Op::log10:                                                                                              \
+        L_log10 : {                                                                                                  \
+          I bad{};                                                                                                   \
+          MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);                                                                    \
+          if (lanes_any(bad)) return false;                                                                          \
+          if (i.op == Op::ln)                                                                                        \
+            each(i, [](double x) { return std::log(x); });                                                           \
+          else if (i.op == Op::log2)                                                                                 \
+            each(i, [](double x) { return std::log2(x); });                                                          \
+          else                                                                                                       \
+            each(i, [](double x) { return std::log10(x); });                                                         \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::max:                                                                                                \
+        L_max:                                                                                                       \
+        case Op::min:                                                                                                \
+        L_min : {                                                                                                    \
+          double t[W];                                                                                               \
+          for (std::size_t l = 0; l < W; ++l) {                                                                      \
+            const double a = r[i.a + l], b = r[i.b + l];                                                             \
+            const bool take_b = i.op == Op::max ? b > a : b < a;                                                     \
+            vals[i.s * W + l] = take_b ? 1 : 0;                                                                      \
+            t[l] = take_b ? b : a;                                                                                   \
+          }                                                                                                          \
+          std::copy_n(t, W, r + i.d);                                                                                \
+          ran[i.s] = 1;                                                                                              \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::clamp:                                                                                              \
+        L_clamp : {                                                                                                  \
+          I bad{};                                                                                                   \
+          MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));                                                        \
+          if (lanes_any(bad)) return false;                                                                          \
+          double t[W];                                                                                               \
+          for (std::size_t l = 0; l < W; ++l) {                                                                      \
+            const double x = r[i.a + l], lo = r[i.b + l], hi = r[i.c + l];                                           \
+            const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);                                                 \
+            vals[i.s * W + l] = take;                                                                                \
+            t[l] = take == 1 ? lo : take == 2 ? hi : x;                                                              \
+          }                                                                                                          \
+          std::copy_n(t, W, r + i.d);                                                                                \
+          ran[i.s] = 1;                                                                                              \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::erlang_c:                                                                                           \
+        L_erlang_c : {                                                                                               \
+          double t[W];                                                                                               \
+          for (std::size_t l = 0; l < W; ++l) {                                                                      \
+            const double servers = r[i.a + l], load = r[i.b + l];                                                    \
+            if (std::floor(servers) != servers || servers < 1 || servers > static_cast<double>(kErlangMaxServers) || \
+                load < 0 || load >= servers)                                                                         \
+              return false;                                                                                          \
+            t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);                                   \
+          }                                                                                                          \
+          std::copy_n(t, W, r + i.d);                                                                                \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::jz:                                                                                                 \
+        L_jz : {                                                                                                     \
+          /* A branch the lanes decide differently: they cannot go on together. */                                   \
+          I all = I{} - 1, some{};                                                                                   \
+          MLS_EACH_K({                                                                                               \
+            const I z = MLS_LD(i.a, k) == 0;                                                                         \
+            all &= z;                                                                                                \
+            some |= z;                                                                                               \
+          });                                                                                                        \
+          if (!lanes_any(some)) MLS_NEXT();                                                                          \
+          if (lanes_any(~all)) return false;                                                                         \
+          pc = i.d;                                                                                                  \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::jmp:                                                                                                \
+        L_jmp:                                                                                                       \
+          pc = i.d;                                                                                                  \
+          MLS_NEXT();                                                                                                \
+        case Op::mark:                                                                                               \
+        L_mark:                                                                                                      \
+          common[i.s] = static_cast<std::uint8_t>(imm[i.a]);                                                         \
+          MLS_NEXT();                                                                                                \
+        case Op::exit_if_zero:                                                                                       \
+        L_exit_if_zero : {                                                                                           \
+          /* Filtered points run one by one (a filtered point makes the next one start afresh). */                   \
+          I z{};                                                                                                     \
+          MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);                                                                      \
+          if (lanes_any(z)) return false;                                                                            \
+          MLS_NEXT();                                                                                                \
+        }                                                                                                            \
+        case Op::fail:                                                                                               \
+        L_fail:                                                                                                      \
+          return false;                                                                                              \
+        case Op::clear:                                                                                              \
+        L_clear:                                                                                                     \
+          for (std::uint32_t slot : c.region_slots[i.a]) {                                                           \
+            common[slot] = 0xff;                                                                                     \
+            ran[slot] = 0;                                                                                           \
+          }                                                                                                          \
+          MLS_NEXT();                                                                                                \
+      }                                                                                                              \
+    }                                                                                                                \
+    return true;                                                                                                     \
   }
-#undef MLS_EACH_K
-#undef MLS_LD
-#undef MLS_ST
-#undef MLS_ST_BITS
-  return true;
-}
 
-bool execute_lanes_base(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
-                        std::uint8_t* vals, std::uint8_t* ran) {
-  return lanes_body<16>(sched, c, r, common, vals, ran);
-}
-
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"  // labels as values, a GNU extension GCC and Clang share
+MLS_LANES_FUNCTION(execute_lanes_base, 16)
 #if MLS_LANES_AVX2
 // The same code for AVX2 (two 4-double operations per step instead of four 2-double ones).
 // Bit-identical: IEEE add/sub/mul/div/sqrt round the same at any width, FMA is not enabled
 // (no contraction), and the library calls are the same functions.
-[[gnu::target("avx2")]] bool execute_lanes_avx2(const LaneSchedule& sched, const Compiled& c, double* r,
-                                                std::uint8_t* common, std::uint8_t* vals, std::uint8_t* ran) {
-  return lanes_body<32>(sched, c, r, common, vals, ran);
-}
+[[gnu::target("avx2")]] MLS_LANES_FUNCTION(execute_lanes_avx2, 32)
 #endif
+#pragma GCC diagnostic pop
+#undef MLS_LANES_FUNCTION
+#undef MLS_NEXT
+#undef MLS_EACH_K
+#undef MLS_LD
+#undef MLS_ST
+#undef MLS_ST_BITS
 
-bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals,
-                   std::uint8_t* ran) {
+    bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
+                       std::uint8_t* vals, std::uint8_t* ran) {
 #if MLS_LANES_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return execute_lanes_avx2(sched, c, r, common, vals, ran);

@@ -12,6 +12,25 @@
 
 namespace mls {
 
+namespace {
+
+// Two branch signatures (a few dozen bytes) compared inline, eight bytes at a time: this runs
+// for every compiled point, where std::equal is a call to memcmp.
+bool same_bytes(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) return false;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+}  // namespace
+
 SweepPoints::SweepPoints(Program& p, const Stmt& s) : p_(p), s_(s) {
   for (const auto& b : s_.bindings) {
     offset_.push_back(key_width_);
@@ -247,6 +266,20 @@ void SweepPoints::point_fast(Evaluator& ev, const fast::SweepProgram& prog, cons
   point_out(ev, prog, domains, index, run, kNoLane, scratch, o);
 }
 
+// advance to the next point of a block: only the innermost binding moves, without wrapping (a
+// block lies within one cycle of it, block_size), so only its key positions are copied.
+std::uint64_t SweepPoints::advance_inner(const Domains& domains, std::size_t index, fast::PointRun& run) const {
+  const std::size_t b = domains.size() - 1;
+  std::vector<std::size_t>& pick = run.last_pick;
+  if (index != run.last_index + 1 || pick.size() != domains.size() || run.key.size() != key_width_ ||
+      pick[b] + 1 >= domains[b].size())
+    return advance(domains, index, run);
+  std::size_t k = offset_[b];
+  for (const Value& v : domains[b][++pick[b]]) run.key[k++] = v;
+  run.last_index = index;
+  return inner_mask(domains);
+}
+
 // Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
 // the work that depends on the outer bindings but not the innermost one once, then every
 // instruction that depends on the innermost binding once for all n points (run_lanes). Returns
@@ -280,7 +313,7 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                               std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o) {
-  const std::uint64_t changed = l > 0 ? advance(domains, index + l, run) : inner_mask(domains);
+  const std::uint64_t changed = l > 0 ? advance_inner(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
   point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, o);
@@ -346,13 +379,13 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     }
   // The previous point of this worker usually took the same branches.
   const std::vector<DepSet>* deps = nullptr;
-  if (run.last_deps && run.last_sig.size() == nsig && std::equal(sig_at, sig_at + nsig, run.last_sig.begin()))
+  if (run.last_deps && run.last_sig.size() == nsig && same_bytes(sig_at, run.last_sig.data(), nsig))
     deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
   const std::string_view sig_bytes(reinterpret_cast<const char*>(sig_at), nsig);
   bool known_here = deps != nullptr;  // in scratch.sigs already (or as good as: the last point's)
   for (std::size_t e = 0; !deps && e < scratch.recent.size(); ++e) {
     const PointScratch::RecentSig& r = scratch.recent[e];
-    if (r.deps && r.sig.size() == nsig && std::equal(sig_at, sig_at + nsig, r.sig.begin())) {
+    if (r.deps && r.sig.size() == nsig && same_bytes(sig_at, r.sig.data(), nsig)) {
       deps = r.deps;
       known_here = true;
     }

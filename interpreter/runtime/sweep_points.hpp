@@ -174,6 +174,7 @@ class SweepPoints {
  private:
   static std::uint64_t binding_bit(std::size_t b);
   std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
+  std::uint64_t advance_inner(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
