@@ -52,6 +52,7 @@ struct Timing {
 };
 
 // Consumes rows without formatting: the checksum, a sample for the agreement check, the engine.
+// (A boolean or string cell adds its Value's n.d, 0, to the checksum, in both forms.)
 class CheckSink : public mls::RunSink {
  public:
   void begin(const mls::RunResult&) override {}
@@ -62,6 +63,22 @@ class CheckSink : public mls::RunSink {
     for (const auto& c : r.cells) checksum += c.n.d;
     if (rows % 997 == 1) sample.push_back(r);
   }
+  // A compiled sweep's rows as numbers: the same checksum and sample without a Value per cell
+  // (mls::RowBlock; the other sinks take them one Row at a time).
+  void table_rows(const mls::Table&, const mls::RowBlock& b) override {
+    const std::size_t w = b.width();
+    numeric.resize(w);
+    for (std::size_t c = 0; c < w; ++c) numeric[c] = b.number_column(c) ? 1.0 : 0.0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      ++rows;
+      const double* x = b.numbers(i);
+      for (std::size_t c = 0; c < w; ++c) checksum += numeric[c] != 0 ? x[c] : 0.0;
+      if (rows % 997 == 1) {
+        sample.emplace_back();
+        b.row(i, sample.back());
+      }
+    }
+  }
   void table_end(const mls::Table& t) override { engine = t.engine; }
   void assertion(const mls::AssertOutcome&) override {}
   void end() override {}
@@ -69,6 +86,7 @@ class CheckSink : public mls::RunSink {
   double checksum = 0;
   std::string engine;
   std::vector<mls::Row> sample;
+  std::vector<double> numeric;  // per column of the block: 1 where it holds numbers
 };
 
 Timing run_mls(const std::string& scenario, long max_gpus, unsigned threads, CheckSink& sink) {

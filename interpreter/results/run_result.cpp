@@ -94,6 +94,14 @@ std::string format_value(const Value& v, const Display& d) {
   }
 }
 
+void RunSink::table_rows(const Table& t, const RowBlock& rows) {
+  Row r;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows.row(i, r);
+    table_row(t, r);
+  }
+}
+
 void replay(const RunResult& r, RunSink& sink) {
   sink.begin(r);
   for (const auto& item : r.order) {

@@ -133,6 +133,23 @@ struct RunResult {
   std::size_t uncertain_inputs = 0;                              // uncertain literals the run could draw
 };
 
+// Consecutive rows of a table held as binary64 numbers (a compiled sweep's chunk, runtime/
+// sweep_points.hpp CompactRows): a sink that reads numbers (a checksum, a columnar store) takes
+// them without a Value per cell; row() makes a row's Values for the rest.
+class RowBlock {
+ public:
+  virtual ~RowBlock() = default;
+  [[nodiscard]] virtual std::size_t size() const = 0;   // rows
+  [[nodiscard]] virtual std::size_t width() const = 0;  // cells per row
+  // Whether column c holds numbers (otherwise booleans as 0 or 1, or strings as ids: read
+  // those through row()).
+  [[nodiscard]] virtual bool number_column(std::size_t c) const = 0;
+  // Row r's cells, width() of them; a number column's are the numbers themselves.
+  [[nodiscard]] virtual const double* numbers(std::size_t r) const = 0;
+  // Row r as table_row receives it (rows asked in order are made fastest).
+  virtual void row(std::size_t r, Row& out) const = 0;
+};
+
 // Receives a run's output in source order; sweeps stream their rows, so a million-point
 // table never has to be held in memory.
 class RunSink {
@@ -142,6 +159,9 @@ class RunSink {
   virtual void result(const Shown& s) = 0;
   virtual void table_begin(const Table& t) = 0;  // columns with their display units
   virtual void table_row(const Table& t, const Row& r) = 0;
+  // In place of table_row for each of a block's rows, in order. By default that is what it
+  // does, each row's Values made in one Row.
+  virtual void table_rows(const Table& t, const RowBlock& rows);
   virtual void table_end(const Table& t) = 0;  // counts, column deps, notes
   virtual void assertion(const AssertOutcome& a) = 0;
   // A shown value or assert failed at run time and the run went on (RunOptions::keep_going):

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include "interpreter/semantics/resolve.hpp"
+#include "sweep_points.hpp"
 
 namespace mls {
 
@@ -131,6 +133,21 @@ struct NotesBuilder::State {
   bool segs_overflow = false;
   std::vector<Value> prev_cells, prev_key;
   std::size_t rows = 0;
+  // The row being added: a Row (row_), or a compact row (its numbers cur_x_ and deps cur_deps_,
+  // point cur_point_) whose Values are made only if a note needs them (cells(), key()). After a
+  // compact row the previous row is kept the same way (prev_x_...) until pcells() or pkey().
+  const Row* row_ = nullptr;
+  const CompactCells* compact_ = nullptr;
+  std::function<void(std::size_t, std::vector<Value>&)> key_of_;
+  const double* cur_x_ = nullptr;
+  const std::vector<DepSet>* cur_deps_ = nullptr;
+  std::size_t cur_point_ = 0;
+  std::vector<Value> cur_cells_, cur_key_;
+  bool cur_cells_ok_ = false, cur_key_ok_ = false;
+  std::vector<double> prev_x_;
+  const std::vector<DepSet>* prev_deps_ = nullptr;
+  std::size_t prev_point_ = 0;
+  bool prev_cells_ok_ = true, prev_key_ok_ = true;  // prev_cells, prev_key hold the previous row
   std::vector<std::size_t> value_flips;
   // The columns whose cell differs from the previous row's, ascending (reused): the per-row
   // work after the comparison is proportional to what changed, not to the width of the table.
@@ -157,14 +174,44 @@ struct NotesBuilder::State {
     return s;
   }
 
-  const RowArms& arms_of(const Row& r, bool same_deps) {
+  // The current row's width and cell c's deps (a compact row's feasibility cell has none).
+  [[nodiscard]] std::size_t width() const { return row_ ? row_->cells.size() : compact_->kinds.size(); }
+  [[nodiscard]] DepSet dep(std::size_t c) const {
+    if (row_) return row_->cells[c].deps;
+    return c < cur_deps_->size() ? (*cur_deps_)[c] : DepSet{0};
+  }
+  const std::vector<Value>& cells() {
+    if (row_) return row_->cells;
+    if (!cur_cells_ok_) compact_->materialize(cur_x_, *cur_deps_, cur_cells_);
+    cur_cells_ok_ = true;
+    return cur_cells_;
+  }
+  const std::vector<Value>& key() {
+    if (row_) return row_->key;
+    if (!cur_key_ok_) key_of_(cur_point_, cur_key_);
+    cur_key_ok_ = true;
+    return cur_key_;
+  }
+  const std::vector<Value>& pcells() {
+    if (!prev_cells_ok_) compact_->materialize(prev_x_.data(), *prev_deps_, prev_cells);
+    prev_cells_ok_ = true;
+    return prev_cells;
+  }
+  const std::vector<Value>& pkey() {
+    if (!prev_key_ok_) key_of_(prev_point_, prev_key);
+    prev_key_ok_ = true;
+    return prev_key;
+  }
+
+  const RowArms& arms_of(bool same_deps) {
     // Consecutive rows usually share their cells' dependency sets (one branch signature).
     if (same_deps && last_arms != nullptr) return *last_arms;
-    bool same = last_arms != nullptr && last_deps.size() == r.cells.size();
-    for (std::size_t c = 0; same && c < r.cells.size(); ++c) same = last_deps[c] == r.cells[c].deps;
+    const std::size_t n = width();
+    bool same = last_arms != nullptr && last_deps.size() == n;
+    for (std::size_t c = 0; same && c < n; ++c) same = last_deps[c] == dep(c);
     if (same) return *last_arms;
     last_deps.clear();
-    for (const auto& v : r.cells) last_deps.push_back(v.deps);
+    for (std::size_t c = 0; c < n; ++c) last_deps.push_back(dep(c));
     auto it = memo.find(last_deps);
     if (it != memo.end()) return *(last_arms = &it->second);
     std::map<std::uint32_t, std::vector<ArmSet>> m;
@@ -225,6 +272,33 @@ struct NotesBuilder::State {
   }
 
   void add(Row& r, std::size_t index, const RowDelta& delta) {
+    row_ = &r;
+    add_row(index, delta);
+    row_ = nullptr;
+    std::swap(prev_cells, r.cells);  // r gets the storage of the row before (see add's contract)
+    std::swap(prev_key, r.key);
+    prev_cells_ok_ = prev_key_ok_ = true;
+  }
+
+  void add(const CompactCells& cc, const double* x, const std::vector<DepSet>& deps, std::size_t point,
+           std::size_t index, const RowDelta& delta) {
+    compact_ = &cc;
+    cur_x_ = x;
+    cur_deps_ = &deps;
+    cur_point_ = point;
+    cur_cells_ok_ = cur_key_ok_ = false;
+    add_row(index, delta);
+    // This row becomes the previous one: its Values if they were made, else its numbers.
+    if (cur_cells_ok_) std::swap(prev_cells, cur_cells_);
+    prev_cells_ok_ = cur_cells_ok_;
+    if (cur_key_ok_) std::swap(prev_key, cur_key_);
+    prev_key_ok_ = cur_key_ok_;
+    prev_x_.assign(x, x + cc.kinds.size());
+    prev_deps_ = &deps;
+    prev_point_ = point;
+  }
+
+  void add_row(std::size_t index, const RowDelta& delta) {
     if (!shortcuts) {
       // The reference: every row's arms recomputed and every site stepped (step itself finds
       // that a site whose arms did not change continues its regime).
@@ -234,14 +308,14 @@ struct NotesBuilder::State {
       prev_arms = nullptr;
     }
     const bool known = delta.known && shortcuts && index > 0;
-    const RowArms& ra = arms_of(r, known && delta.same_deps);
+    const RowArms& ra = arms_of(known && delta.same_deps);
     changed_cols.clear();
     if (known) {
       for (std::uint64_t m = delta.changed; m != 0; m &= m - 1)
         changed_cols.push_back(static_cast<std::uint32_t>(std::countr_zero(m)));
     } else if (index > 0) {
       for (std::uint32_t c = 0; c < ncols; ++c)
-        if (!same_cell(prev_cells[c], r.cells[c])) changed_cols.push_back(c);
+        if (!same_cell(pcells()[c], cells()[c])) changed_cols.push_back(c);
     }
     // Boolean and string columns that flip (feasibility, binding stage) are noted as values. A
     // cell that depends on no assumption and no branch is a pure function of the swept values
@@ -249,37 +323,35 @@ struct NotesBuilder::State {
     if (value_flips.empty()) value_flips.resize(ncols);
     for (const std::uint32_t c : changed_cols) {
       if (known && delta.numbers_only) break;
-      const Value& v = r.cells[c];
+      const Value& v = cells()[c];
       if (v.k != Value::K::boolean && v.k != Value::K::str) continue;
-      if (is_label(v) && is_label(prev_cells[c])) continue;
+      if (is_label(v) && is_label(pcells()[c])) continue;
       if (value_flips[c]++ < kMaxFlipNotesPerSite)
         notes.push_back(
             {index, t.cols[c].name,
-             t.cols[c].name + " changes from " + format_value(prev_cells[c], {}) + " to " + format_value(v, {}),
-             label(r.key)});
+             t.cols[c].name + " changes from " + format_value(pcells()[c], {}) + " to " + format_value(v, {}),
+             label(key())});
     }
     // Branches: only when this row's arms differ from the previous row's.
     bool boundary = segs.empty();
     if (ra.id != prev_arms_id || !shortcuts) {
       if (prev_arms) {
         // Only the sites whose arms differ between the two rows can flip or start a regime.
-        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, r, index);
+        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, index);
       } else {
         std::size_t k = 0;
         for (auto& [site_id, st] : sites) {
           (void)st;
           while (k < ra.sites.size() && ra.sites[k].site < site_id) ++k;
           if (k < ra.sites.size() && ra.sites[k].site == site_id) continue;
-          boundary |= step(site_id, absent_row(site_id), r, index);
+          boundary |= step(site_id, absent_row(site_id), index);
         }
-        for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, r, index);
+        for (const auto& sr : ra.sites) boundary |= step(sr.site, sr, index);
       }
       prev_arms_id = ra.id;
       prev_arms = &ra;
     }
-    record(r, index, boundary);
-    std::swap(prev_cells, r.cells);  // r gets the storage of the row before (see add's contract)
-    std::swap(prev_key, r.key);
+    record(index, boundary);
     rows = index + 1;
   }
 
@@ -308,7 +380,7 @@ struct NotesBuilder::State {
   }
 
   // Column changes of this row, into the current segment (a new one at a regime boundary).
-  void record(const Row& r, std::size_t index, bool boundary) {
+  void record(std::size_t index, bool boundary) {
     if (segs_overflow) return;
     if (boundary && (segs.empty() || segs.back().begin != index)) {
       if (segs.size() >= kMaxSegments) {
@@ -322,17 +394,17 @@ struct NotesBuilder::State {
       ColSeg& cs = sg.cols[c];
       if (index == sg.begin) {
         cs.entry = true;
-        cs.entry_change = Change{index, prev_cells[c], r.cells[c], r.key};
+        cs.entry_change = Change{index, pcells()[c], cells()[c], key()};
         continue;
       }
       // Only the first changes are kept (for per-row notes); later ones are counted.
-      if (cs.changes.size() < kMaxChangesPerRun) cs.changes.push_back(Change{index, prev_cells[c], r.cells[c], r.key});
+      if (cs.changes.size() < kMaxChangesPerRun) cs.changes.push_back(Change{index, pcells()[c], cells()[c], key()});
       ++cs.n;
     }
   }
 
   // Returns whether a new regime starts for this site at this row.
-  bool step(std::uint32_t site_id, const SiteRow& sr, const Row& r, std::size_t index) {
+  bool step(std::uint32_t site_id, const SiteRow& sr, std::size_t index) {
     SiteState& st = sites[site_id];
     // Unchanged arms for this site (another site changed): its regime simply continues.
     if (st.seen_prev && st.prev_id == sr.per_id && !st.runs.empty() && st.runs.back().end == 0) return false;
@@ -359,10 +431,10 @@ struct NotesBuilder::State {
                            "`" + site.what + "` (" + p.sources.where_line(site.span) + ") takes " +
                                contrast(site, to, from).first + " from here, " + contrast(site, to, from).second +
                                " before; affects " + cols,
-                           label(r.key)});
+                           label(key())});
         else if (st.flips == kMaxFlipNotesPerSite)
           notes.push_back({index, first_col,
-                           "`" + site.what + "` keeps changing branch; further changes are not listed", label(r.key)});
+                           "`" + site.what + "` keeps changing branch; further changes are not listed", label(key())});
         ++st.flips;
       }
     }
@@ -381,7 +453,7 @@ struct NotesBuilder::State {
     }
     if (run && run->end == 0) {
       run->end = index;
-      run->end_key = prev_key;
+      run->end_key = pkey();
     }
     if (st.runs.size() >= kMaxRunsPerSite) {
       ++st.extra_runs;
@@ -390,8 +462,8 @@ struct NotesBuilder::State {
     Run nr;
     nr.begin = index;
     nr.arms = sr.row_arms;
-    nr.begin_key = r.key;
-    nr.first = r.cells;
+    nr.begin_key = key();
+    nr.first = cells();
     nr.has_site.assign(ncols, false);
     for (std::size_t c = 0; c < ncols; ++c) nr.has_site[c] = !per[c].empty();
     nr.seg = segs.size();  // record() opens this segment for the row
@@ -430,7 +502,7 @@ struct NotesBuilder::State {
     for (auto& [site_id, st] : sites)
       if (!st.runs.empty() && st.runs.back().end == 0) {
         st.runs.back().end = rows;
-        st.runs.back().end_key = prev_key;
+        st.runs.back().end_key = pkey();
       }
     for (auto& [site_id, st] : sites) {
       if (st.runs.size() < 2 || st.extra_runs > 0) continue;
@@ -495,6 +567,15 @@ NotesBuilder::NotesBuilder(const Program& p, const Table& t, Mode mode)
 NotesBuilder::~NotesBuilder() = default;
 
 void NotesBuilder::add(Row& row, std::size_t index, const RowDelta& delta) { s_->add(row, index, delta); }
+
+void NotesBuilder::key_maker(std::function<void(std::size_t, std::vector<Value>&)> key_of) {
+  s_->key_of_ = std::move(key_of);
+}
+
+void NotesBuilder::add(const CompactCells& cc, const CompactRows& rows, std::size_t r, std::size_t point,
+                       std::size_t index, const RowDelta& delta) {
+  s_->add(cc, rows.row(r), *rows.meta[r].deps, point, index, delta);
+}
 
 void RowDelta::compare(RowDelta& d, const std::vector<Value>& prev, const std::vector<Value>& row) {
   d = RowDelta{};

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
+
+struct CompactRows;
+struct CompactCells;
 
 // Whether two cells of a column hold the same value (a regime note's notion of "changed").
 // Binary64 numbers first: every cell of a large sweep is compared with the row before.
@@ -48,6 +52,12 @@ class NotesBuilder {
   // the storage (and stale values) of the row before, for the caller to refill.
   // `delta`, when known, is this row against the one added before it.
   void add(Row& row, std::size_t index, const RowDelta& delta = RowDelta{});
+  // The same for row r of a chunk of compact rows (point `point` of the sweep): its Values, and
+  // its key (made by the key_maker, set before), only if a note needs them. Rows of one table
+  // are all added one way or all the other.
+  void add(const CompactCells& cc, const CompactRows& rows, std::size_t r, std::size_t point, std::size_t index,
+           const RowDelta& delta);
+  void key_maker(std::function<void(std::size_t point, std::vector<Value>& key)> key_of);
   [[nodiscard]] std::vector<Note> finish();
 
  private:

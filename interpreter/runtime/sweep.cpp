@@ -36,6 +36,41 @@ void prefetch(const PointOut& o) {
   lines(o.key.data(), o.key.size() * sizeof(Value));
 }
 
+// The rows of a compact chunk that go to a sink taking Rows (those not filtered nor formatted
+// on a worker), as one RowBlock: their numbers as they are, their Values made on request.
+class ChunkRows : public RowBlock {
+ public:
+  ChunkRows(const SweepPoints& pts, const SweepPoints::Domains& domains, const CompactCells& cells)
+      : pts_(pts), domains_(domains), cells_(cells) {}
+  void reset(const CompactRows& rows, std::size_t first_point) {
+    rows_ = &rows;
+    first_ = first_point;
+    index_.clear();
+  }
+  void push(std::size_t r) { index_.push_back(r); }
+  [[nodiscard]] std::size_t size() const override { return index_.size(); }
+  [[nodiscard]] std::size_t width() const override { return cells_.kinds.size(); }
+  [[nodiscard]] bool number_column(std::size_t c) const override { return cells_.kinds[c] == fast::Slot::K::num; }
+  [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(index_[i]); }
+  void row(std::size_t i, Row& out) const override {
+    const std::size_t r = index_[i];
+    cells_.materialize(*rows_, r, out.cells);
+    pts_.next_key(domains_, first_ + r, pick_, last_, out.key);
+    out.point = first_ + r;
+  }
+
+ private:
+  const SweepPoints& pts_;
+  const SweepPoints::Domains& domains_;
+  const CompactCells& cells_;
+  const CompactRows* rows_ = nullptr;
+  std::size_t first_ = 0;
+  std::vector<std::size_t> index_;  // rows of *rows_
+  // The key of the row made last (next_key's odometer).
+  mutable std::vector<std::size_t> pick_;
+  mutable std::size_t last_ = ~std::size_t{0};
+};
+
 class SweepRunner {
  public:
   SweepRunner(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt, const Stmt& s)
@@ -63,37 +98,46 @@ class SweepRunner {
     NotesBuilder notes(p_, t);
     bool begun = false;
     std::shared_ptr<const CellCheck> cell_check;  // once the table has begun
-    auto begin_table = [&](const std::vector<PointOut*>& sample) {
-      // One display unit per column, fitted to the largest magnitude of the first rows.
-      for (std::size_t c = 0; c < t.cols.size(); ++c) {
-        double biggest = 0;
-        for (const PointOut* o : sample)
-          if (c < o->cells.size() && o->cells[c].k == Value::K::num)
-            biggest = std::max(biggest, std::fabs(o->cells[c].n.d));
-        t.cols[c].display = display_for(scope_of(p_), t.cols[c].type, biggest);
-      }
+    // Compiled sweeps keep their chunks' rows compact (CompactRows); their Values are made
+    // here, one row at a time, in `row`.
+    compact_ = prog && s_.kind == SK::sweep && !opt_.shard_out && !opt_.shard_in;
+    if (compact_) {
+      compact_width_ = pts_.compact_width(*prog);
+      compact_cells_ = pts_.compact_cells(*prog);
+    }
+    // One display unit per column, fitted to the largest magnitude of the first rows.
+    auto begin_columns = [&](const std::vector<double>& biggest) {
+      for (std::size_t c = 0; c < t.cols.size(); ++c)
+        t.cols[c].display = display_for(scope_of(p_), t.cols[c].type, c < biggest.size() ? biggest[c] : 0);
       sink.table_begin(t);
       begun = true;
       cell_check = std::make_shared<const CellCheck>(t);
+    };
+    auto begin_table = [&](const std::vector<PointOut*>& sample) {
+      std::vector<double> biggest(t.cols.size(), 0);
+      for (std::size_t c = 0; c < t.cols.size(); ++c)
+        for (const PointOut* o : sample)
+          if (c < o->cells.size() && o->cells[c].k == Value::K::num)
+            biggest[c] = std::max(biggest[c], std::fabs(o->cells[c].n.d));
+      begin_columns(biggest);
     };
     std::vector<DepSet> last_cell_deps;
     // One row object for the whole table. Its vectors trade places with the point's (and the
     // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
     Row row;
-    auto emit_row = [&](PointOut& o, std::size_t point) {
-      std::swap(row.key, o.key);
-      std::swap(row.cells, o.cells);
-      row.point = point;
+    // `row` (its key and cells set) to the sink and the notes: `text` is its text when the
+    // worker formatted it, `displayable` and `delta` what the worker found (PointOut's).
+    auto emit = [&](bool displayable, const RowDelta& delta, const std::string_view* text) {
       // A row the worker found plain (every cell a finite binary64 number in its number column)
       // is not looked at again; otherwise each cell not plain goes through check_displayable.
-      if (!o.displayable)
+      if (!displayable)
         for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
           if (!cell_check->plain(c, row.cells[c]))
             check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
       // Consecutive rows mostly share their cells' deps: union only what is new (nothing, when
       // the worker saw this row's deps equal the previous row's).
-      const bool known = o.delta.known && !t.search;
-      if (!known || !o.delta.same_deps) {
+      const bool known = delta.known && !t.search;
+      if (!known || !delta.same_deps) {
         last_cell_deps.resize(row.cells.size(), ~DepSet{0});
         for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
           if (row.cells[c].deps != last_cell_deps[c]) {
@@ -101,11 +145,55 @@ class SweepRunner {
             last_cell_deps[c] = row.cells[c].deps;
           }
       }
-      if (o.has_text)
-        row_text->table_row_text(t, o.text);
+      if (text)
+        row_text->table_row_text(t, *text);
       else
         sink.table_row(t, row);
-      if (!t.search) notes.add(row, t.row_count, known ? o.delta : RowDelta{});
+      if (!t.search) notes.add(row, t.row_count, known ? delta : RowDelta{});
+      ++t.row_count;
+    };
+    auto emit_row = [&](PointOut& o, std::size_t point) {
+      std::swap(row.key, o.key);
+      std::swap(row.cells, o.cells);
+      row.point = point;
+      const std::string_view text(o.text);
+      emit(o.displayable, o.delta, o.has_text ? &text : nullptr);
+    };
+    // Row r of a compact chunk (point `point`), its text from `text_begin` in the chunk's texts
+    // (else it joins `block`, handed to the sink after the chunk's rows or before an error): as
+    // emit, reading the row's numbers; Values are made only to check a row that is not plain.
+    ChunkRows block(pts_, domains, compact_cells_);
+    if (compact_)
+      notes.key_maker(
+          [&, pick = std::vector<std::size_t>(), last = ~std::size_t{0}](
+              std::size_t point, std::vector<Value>& key) mutable { pts_.next_key(domains, point, pick, last, key); });
+    std::vector<Value> check_cells;
+    auto emit_compact = [&](const CompactRows& rows, std::size_t r, std::size_t point, std::size_t text_begin) {
+      const CompactRows::Meta& m = rows.meta[r];
+      const std::size_t width = rows.width;
+      if (!(m.flags & CompactRows::displayable)) {
+        compact_cells_.materialize(rows, r, check_cells);
+        for (std::size_t c = 0; c < width && c < t.cols.size(); ++c)
+          if (!cell_check->plain(c, check_cells[c]))
+            check_displayable(p_, check_cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
+      }
+      const RowDelta delta = rows.delta(r);
+      if (!delta.known || !delta.same_deps) {
+        const std::vector<DepSet>& deps = *m.deps;
+        last_cell_deps.resize(width, ~DepSet{0});
+        for (std::size_t c = 0; c < width && c < t.col_deps.size(); ++c) {
+          const DepSet d = c < deps.size() ? deps[c] : DepSet{0};
+          if (d != last_cell_deps[c]) {
+            t.col_deps[c] = p_.deps.unite(t.col_deps[c], d);
+            last_cell_deps[c] = d;
+          }
+        }
+      }
+      if (rows.has_text)
+        row_text->table_row_text(t, std::string_view(rows.text).substr(text_begin, m.text_end - text_begin));
+      else
+        block.push(r);
+      notes.add(compact_cells_, rows, r, point, t.row_count, delta.known ? delta : RowDelta{});
       ++t.row_count;
     };
     auto offer_row_format = [&] {
@@ -120,7 +208,49 @@ class SweepRunner {
     Progress progress(opt_.progress && total >= 20000, t.name, total);
     std::vector<std::pair<std::size_t, PointOut>> best;  // searches: ranked candidates
 
-    auto consume = [&](std::vector<PointOut>& outs, std::size_t first_point) {
+    auto consume_compact = [&](CompactRows& rows, std::size_t first_point) {
+      if (!begun) {
+        std::vector<double> biggest(t.cols.size(), 0);
+        bool any = false;
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          if (rows.meta[r].flags & CompactRows::filtered) continue;
+          any = true;
+          const double* x = rows.row(r);
+          for (std::size_t c = 0; c < t.cols.size() && c < rows.width; ++c)
+            if (compact_cells_.kinds[c] == fast::Slot::K::num) biggest[c] = std::max(biggest[c], std::fabs(x[c]));
+        }
+        if (any) begin_columns(biggest);
+      }
+      std::size_t next_failed = 0, text_begin = 0;
+      block.reset(rows, first_point);
+      try {
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          for (; next_failed < rows.failed.size() && rows.failed[next_failed].first == r; ++next_failed)
+            asserts.push_back(std::move(rows.failed[next_failed].second));
+          const CompactRows::Meta& m = rows.meta[r];
+          if (m.flags & CompactRows::filtered) {
+            ++t.filtered;
+            continue;
+          }
+          ++t.evaluated;
+          if (m.flags & CompactRows::infeasible) ++t.infeasible;
+          emit_compact(rows, r, first_point + r, text_begin);
+          text_begin = m.text_end;
+        }
+      } catch (...) {
+        // The rows before the one refused reach the sink, as they do one by one.
+        if (block.size() > 0) sink.table_rows(t, block);
+        throw;
+      }
+      if (block.size() > 0) sink.table_rows(t, block);
+      offer_row_format();
+      progress.update(first_point + rows.size());
+    };
+    auto consume = [&](std::vector<PointOut>& outs, CompactRows* rows, std::size_t first_point) {
+      if (rows) {
+        consume_compact(*rows, first_point);
+        return;
+      }
       if (!t.search && !begun) {
         std::vector<PointOut*> sample;
         for (auto& o : outs)
@@ -300,14 +430,22 @@ class SweepRunner {
     const unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
     struct Chunk {
       std::vector<PointOut> outs;
+      CompactRows rows;  // in place of outs, where compact_
       std::optional<std::pair<std::size_t, DiagnosticError>> error;
     };
     auto compute = [&](std::size_t c, Chunk& out, fast::PointRun& scratch, PointScratch& rows, CellMemo& memo,
-                       EvalRun& eval_run) {
+                       EvalRun& eval_run, std::vector<Value>& cells) {
       const std::size_t begin = c * kChunk, end = std::min(total, begin + kChunk);
       // Points are refilled in place: a chunk's vectors keep their storage from chunk to chunk.
       out.error.reset();
-      out.outs.resize(end - begin);
+      if (compact_)
+        out.rows.reset(end - begin, compact_width_);
+      else
+        out.outs.resize(end - begin);
+      auto dest = [&](std::size_t i) {
+        return compact_ ? SweepPoints::Dest{nullptr, &out.rows, i - begin}
+                        : SweepPoints::Dest{&out.outs[i - begin], nullptr, 0};
+      };
       // Compiled points describe themselves (PointOut::described) against the chunk's previous
       // row, and as displayable once the table's units are known.
       std::shared_ptr<const CellCheck> check;
@@ -331,9 +469,9 @@ class SweepRunner {
             }
           }
           if (prog && i < block_end)
-            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, out.outs[i - begin]);
+            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, dest(i));
           else if (prog)
-            pts_.point_fast(ev, *prog, domains, i, scratch, rows, out.outs[i - begin]);
+            pts_.point_fast(ev, *prog, domains, i, scratch, rows, dest(i));
           else
             pts_.point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
         } catch (DiagnosticError& e) {
@@ -349,11 +487,17 @@ class SweepRunner {
             continue;
           }
           out.error = std::make_pair(i, e);
-          out.outs.resize(i - begin);
+          if (compact_)
+            out.rows.truncate(i - begin);
+          else
+            out.outs.resize(i - begin);
           return;
         }
       }
-      format_rows(out.outs, memo);
+      if (compact_)
+        format_rows(out.rows, memo, cells);
+      else
+        format_rows(out.outs, memo);
     };
     auto fail = [&](std::pair<std::size_t, DiagnosticError>& e) {
       Diagnostic d = e.second.diag;
@@ -363,17 +507,18 @@ class SweepRunner {
     };
     struct Scratch {
       fast::PointRun run;
-      PointScratch rows;  // the signature cache's view, the chunk's previous row
-      CellMemo memo;      // of the one row format this sweep uses
-      EvalRun eval;       // the tree-walking path's previous point
+      PointScratch rows;         // the signature cache's view, the chunk's previous row
+      CellMemo memo;             // of the one row format this sweep uses
+      EvalRun eval;              // the tree-walking path's previous point
+      std::vector<Value> cells;  // a compact row's cells, made for its format
     };
     ordered_parallel_map<Chunk, Scratch>(
         first_chunk, nchunks, threads,
-        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.rows, st.memo, st.eval); },
+        [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.rows, st.memo, st.eval, st.cells); },
         [&](std::size_t c, Chunk& ch) {
           // The first failing point in enumeration order decides the error: deterministic.
           if (ch.error) fail(*ch.error);
-          consume(ch.outs, c * kChunk);
+          consume(ch.outs, compact_ ? &ch.rows : nullptr, c * kChunk);
         });
   }
 
@@ -409,6 +554,26 @@ class SweepRunner {
     }
   }
 
+  // The same for a chunk of compact rows: their texts, one after another. What point_out did
+  // not describe stays unknown (the writer's thread finds it out).
+  void format_rows(CompactRows& rows, CellMemo& memo, std::vector<Value>& cells) {
+    std::shared_ptr<const RowFormat> f;
+    {
+      std::lock_guard<std::mutex> lock(format_mu_);
+      f = row_format_;
+    }
+    rows.has_text = f != nullptr;
+    if (!f) return;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      CompactRows::Meta& m = rows.meta[r];
+      if (!(m.flags & CompactRows::filtered)) {
+        compact_cells_.materialize(rows, r, cells);
+        f->append(cells, rows.text, memo);
+      }
+      m.text_end = static_cast<std::uint32_t>(rows.text.size());
+    }
+  }
+
   // A sharded run: this shard's chunks through the pipeline, every kept point (or, for a
   // search, the shard's best) to the shard writer; nothing to the sink.
   void shard(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev,
@@ -420,7 +585,7 @@ class SweepRunner {
     ShardCounts counts;
     std::vector<std::pair<std::size_t, PointOut>> best;
     ShardPoint sp;
-    auto consume = [&](std::vector<PointOut>& outs, std::size_t first_point) {
+    auto consume = [&](std::vector<PointOut>& outs, CompactRows*, std::size_t first_point) {
       for (std::size_t i = 0; i < outs.size(); ++i) {
         PointOut& o = outs[i];
         for (std::size_t item : o.failed_items) counts.failed.emplace_back(first_point + i, item);
@@ -633,6 +798,9 @@ class SweepRunner {
   std::shared_ptr<const RowFormat> row_format_;
   std::shared_ptr<const CellCheck> cell_check_;  // guarded by format_mu_ too
   bool has_row_format_ = false;                  // the consumer's own flag (it alone sets row_format_)
+  bool compact_ = false;                         // chunks of compact rows (a compiled sweep)
+  std::size_t compact_width_ = 0;
+  CompactCells compact_cells_;
   bool pareto_ = false;
   std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)
   std::vector<bool> maximize_;

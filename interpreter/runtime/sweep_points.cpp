@@ -260,10 +260,10 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
 
 // One point through the compiled program, on its own.
 void SweepPoints::point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                             fast::PointRun& run, PointScratch& scratch, PointOut& o) {
+                             fast::PointRun& run, PointScratch& scratch, Dest dest) {
   const std::uint64_t changed = advance(domains, index, run);
   prog.run(run.key, changed, run);
-  point_out(ev, prog, domains, index, run, kNoLane, scratch, o);
+  point_out(ev, prog, domains, index, run, kNoLane, scratch, dest);
 }
 
 // advance to the next point of a block: only the innermost binding moves, without wrapping (a
@@ -312,11 +312,11 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o) {
+                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest) {
   const std::uint64_t changed = l > 0 ? advance_inner(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
-  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, o);
+  point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, dest);
 }
 
 // Where the last run_lanes left each shown value (SweepProgram::read(slot, run, lane), resolved
@@ -337,27 +337,36 @@ void SweepPoints::lane_sources(const fast::SweepProgram& prog, const fast::Point
   }
 }
 
-// A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes.
-// Provenance comes from the signature cache; a new signature is evaluated once by the
-// tree-walker, which must agree bit for bit.
+// A compiled point's row, from `run` (kNoLane) or from lane `lane` of the last run_lanes, to a
+// PointOut or a compact row. Provenance comes from the signature cache; a new signature is
+// evaluated once by the tree-walker, which must agree bit for bit.
 void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o) {
-  o.filtered = false;
-  o.feasible = true;
-  o.described = false;
-  o.objectives.clear();
-  o.failed.clear();
-  o.failed_items.clear();
-  // Element by element, inline: a key is a few plain numbers.
-  if (o.key.size() != run.key.size()) o.key.resize(run.key.size());
-  for (std::size_t k = 0; k < run.key.size(); ++k) o.key[k] = run.key[k];
+                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, Dest dest) {
+  PointOut* const o = dest.out;
+  CompactRows::Meta* const meta = dest.rows ? &dest.rows->meta[dest.row] : nullptr;
+  if (o) {
+    o->filtered = false;
+    o->feasible = true;
+    o->described = false;
+    o->objectives.clear();
+    o->failed.clear();
+    o->failed_items.clear();
+    // Element by element, inline: a key is a few plain numbers.
+    if (o->key.size() != run.key.size()) o->key.resize(run.key.size());
+    for (std::size_t k = 0; k < run.key.size(); ++k) o->key[k] = run.key[k];
+  } else {
+    *meta = CompactRows::Meta{};
+  }
   if (run.status == fast::Status::bail) {
     (void)point(ev, domains, index, true);  // raises the evaluator's own diagnostic
     throw DiagnosticError{
         make_diagnostic(ErrorKind::internal, s_.span, "compiled sweep failed where the evaluator did not")};
   }
   if (run.status == fast::Status::filtered) {
-    o.filtered = true;
+    if (o)
+      o->filtered = true;
+    else
+      meta->flags = CompactRows::filtered;
     return;
   }
   auto read = [&](const fast::Slot& sl) { return lane == kNoLane ? prog.read(sl, run) : prog.read(sl, run, lane); };
@@ -369,13 +378,21 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     if (sl.kind == fast::Slot::K::str) return Value::string(prog.string_of(x), d);
     return Value::number(Num::of_double(x), d);
   };
+  bool feasible = true;
   for (const auto& f : prog.feasibility())
-    if (read(f) == 0) o.feasible = false;
-  for (const auto& ob : prog.objectives()) o.objectives.push_back(value_of(ob, 0));
+    if (read(f) == 0) feasible = false;
+  if (o) {
+    o->feasible = feasible;
+    for (const auto& ob : prog.objectives()) o->objectives.push_back(value_of(ob, 0));
+  }
   for (const auto& [cond, item] : prog.asserts())
     if (read(cond) == 0) {
-      o.failed.push_back(failed_assert(s_.body[item], domains, index));
-      o.failed_items.push_back(item);
+      if (o) {
+        o->failed.push_back(failed_assert(s_.body[item], domains, index));
+        o->failed_items.push_back(item);
+      } else {
+        dest.rows->failed.emplace_back(dest.row, failed_assert(s_.body[item], domains, index));
+      }
     }
   // The previous point of this worker usually took the same branches.
   const std::vector<DepSet>* deps = nullptr;
@@ -453,18 +470,27 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   const bool simple = plain && check->simple;  // plain: every number finite
   bool finite = true;
   std::uint64_t changed = 0, booleans = 0;
-  o.cells.resize(width);
+  // A compact row's numbers (a boolean as 0 or 1, a string as its id); a PointOut's Values.
+  double* const flat = o ? nullptr : dest.rows->cells.data() + dest.row * dest.rows->width;
+  if (o) o->cells.resize(width);
   for (std::size_t c = 0; c < ncells; ++c) {
     const fast::Slot& sl = cells[c];
-    Value& v = o.cells[c];
     if (sl.kind != fast::Slot::K::num) {
-      v = value_of(sl, (*deps)[c]);
       plain = false;
+      const double r = read(sl);
       if (sl.kind == fast::Slot::K::str) {
+        if (o)
+          o->cells[c] = Value::string(prog.string_of(r), (*deps)[c]);
+        else
+          flat[c] = r;
         describe = false;
         continue;
       }
-      const double b = v.b ? 1 : 0;
+      const double b = r != 0 ? 1 : 0;
+      if (o)
+        o->cells[c] = Value::boolean(r != 0, (*deps)[c]);
+      else
+        flat[c] = b;
       if (describe) {
         changed |= std::uint64_t{b != prev[c]} << c;
         booleans |= std::uint64_t{1} << c;
@@ -473,12 +499,17 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
       continue;
     }
     const double x = from ? from[c].at[lane * from[c].stride] : sl.constant ? sl.value : regs[sl.reg];
-    v.k = Value::K::num;
-    v.n.d = x;
-    v.n.sn = v.n.sd = 0;
-    if (v.n.ex) v.n.ex.reset();
-    if (v.h) v.h.reset();
-    v.deps = (*deps)[c];
+    if (o) {
+      Value& v = o->cells[c];
+      v.k = Value::K::num;
+      v.n.d = x;
+      v.n.sn = v.n.sd = 0;
+      if (v.n.ex) v.n.ex.reset();
+      if (v.h) v.h.reset();
+      v.deps = (*deps)[c];
+    } else {
+      flat[c] = x;
+    }
     if (describe) {
       changed |= std::uint64_t{!(x == prev[c])} << c;
       prev[c] = x;
@@ -488,28 +519,91 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   }
   plain &= finite;
   if (feasible_cell) {
-    o.cells[ncells] = Value::boolean(o.feasible);
+    if (o)
+      o->cells[ncells] = Value::boolean(feasible);
+    else
+      flat[ncells] = feasible ? 1 : 0;
     plain = false;
-    const double b = o.feasible ? 1 : 0;
+    const double b = feasible ? 1 : 0;
     if (describe) {
       changed |= std::uint64_t{b != prev[ncells]} << ncells;
       booleans |= std::uint64_t{1} << ncells;
       prev[ncells] = b;
     }
   }
+  if (meta) {
+    meta->deps = deps;
+    if (!feasible) meta->flags |= CompactRows::infeasible;
+  }
   if (!describe) return;
-  o.described = true;
-  o.displayable = plain;
-  o.delta = RowDelta{};
+  RowDelta delta;
   if (scratch.has_prev) {
     // The feasibility cell's deps are none on every row.
-    o.delta.known = true;
-    o.delta.same_deps = deps == scratch.prev_deps || *deps == *scratch.prev_deps;
-    o.delta.numbers_only = (changed & booleans) == 0;
-    o.delta.changed = changed;
+    delta.known = true;
+    delta.same_deps = deps == scratch.prev_deps || *deps == *scratch.prev_deps;
+    delta.numbers_only = (changed & booleans) == 0;
+    delta.changed = changed;
   }
   scratch.has_prev = true;
   scratch.prev_deps = deps;
+  if (o) {
+    o->described = true;
+    o->displayable = plain;
+    o->delta = delta;
+    return;
+  }
+  meta->flags |= CompactRows::described | (plain ? CompactRows::displayable : 0) |
+                 (delta.known ? CompactRows::known : 0) | (delta.same_deps ? CompactRows::same_deps : 0) |
+                 (delta.numbers_only ? CompactRows::numbers_only : 0);
+  meta->changed = delta.changed;
+}
+
+std::size_t SweepPoints::compact_width(const fast::SweepProgram& prog) const {
+  return prog.cells().size() + (has_subject_ && s_.kind == SK::sweep ? 1 : 0);
+}
+
+CompactCells SweepPoints::compact_cells(const fast::SweepProgram& prog) const {
+  CompactCells cc;
+  cc.prog = &prog;
+  for (const auto& sl : prog.cells()) cc.kinds.push_back(sl.kind);
+  if (compact_width(prog) > prog.cells().size()) cc.kinds.push_back(fast::Slot::K::boolean);
+  return cc;
+}
+
+// As point_out writes a PointOut's cells: numbers in place, booleans and strings as new Values.
+void CompactCells::materialize(const double* x, const std::vector<DepSet>& deps, std::vector<Value>& cells) const {
+  const std::size_t n = kinds.size();
+  if (cells.size() != n) cells.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const DepSet d = c < deps.size() ? deps[c] : DepSet{0};
+    Value& v = cells[c];
+    switch (kinds[c]) {
+      case fast::Slot::K::num:
+        v.k = Value::K::num;
+        v.n.d = x[c];
+        v.n.sn = v.n.sd = 0;
+        if (v.n.ex) v.n.ex.reset();
+        if (v.h) v.h.reset();
+        v.deps = d;
+        break;
+      case fast::Slot::K::boolean: v = Value::boolean(x[c] != 0, d); break;
+      case fast::Slot::K::str: v = Value::string(prog->string_of(x[c]), d); break;
+    }
+  }
+}
+
+void SweepPoints::next_key(const Domains& domains, std::size_t index, std::vector<std::size_t>& pick, std::size_t& last,
+                           std::vector<Value>& key) const {
+  if (pick.size() == domains.size() && !domains.empty() && index == last + 1 && key.size() == key_width_) {
+    std::size_t from = domains.size() - 1;
+    while (++pick[from] == domains[from].size() && from > 0) pick[from--] = 0;
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < domains.size(); ++b)
+      for (const auto& v : domains[b][pick[b]]) key[k++] = v;
+  } else {
+    key_of(domains, index, pick, key);
+  }
+  last = index;
 }
 
 }  // namespace mls

@@ -43,6 +43,74 @@ struct PointOut {
   bool described = false;
 };
 
+// A chunk of a compiled sweep's rows, compact: each row's cells as binary64 numbers in one flat
+// array (a boolean as 0 or 1, a string as its id in the program's string table), and per row a
+// few bytes: its provenance (the cells' deps, one vector per branch signature, shared by every
+// row with that signature), its flags and its RowDelta. A row of a dozen cells is then about
+// two cache lines rather than the fifteen its Values take; Values are built (materialize) only
+// where a consumer takes them. The key is not stored: it is a function of the point's index.
+struct CompactRows {
+  enum Flag : std::uint8_t {
+    filtered = 1,
+    infeasible = 2,
+    described = 4,     // delta and displayable were set by point_out (else both unknown)
+    displayable = 8,   // every cell a finite binary64 number of a number column (CellCheck)
+    known = 16,        // RowDelta::known
+    same_deps = 32,    // RowDelta::same_deps
+    numbers_only = 64  // RowDelta::numbers_only
+  };
+  struct Meta {
+    const std::vector<DepSet>* deps = nullptr;  // per shown cell (the feasibility cell's are none)
+    std::uint64_t changed = 0;                  // RowDelta::changed
+    std::uint32_t text_end = 0;                 // the row's text ends there in `text` (has_text)
+    std::uint8_t flags = 0;
+  };
+  std::size_t width = 0;                                      // cells per row
+  std::vector<double> cells;                                  // row r at [r * width, (r + 1) * width)
+  std::vector<Meta> meta;                                     // per row
+  std::vector<std::pair<std::size_t, AssertOutcome>> failed;  // (row, the assert), in row order
+  std::string text;                                           // the rows' texts, one after another
+  bool has_text = false;                                      // the non-filtered rows have theirs in `text`
+
+  // Ready for n rows of `w` cells (storage kept from chunk to chunk).
+  void reset(std::size_t n, std::size_t w) {
+    width = w;
+    cells.resize(n * w);
+    meta.assign(n, Meta{});
+    failed.clear();
+    text.clear();
+    has_text = false;
+  }
+  void truncate(std::size_t n) {
+    meta.resize(n);
+    cells.resize(n * width);
+  }
+  [[nodiscard]] std::size_t size() const { return meta.size(); }
+  [[nodiscard]] const double* row(std::size_t r) const { return cells.data() + r * width; }
+  [[nodiscard]] RowDelta delta(std::size_t r) const {
+    RowDelta d;
+    const Meta& m = meta[r];
+    d.known = (m.flags & known) != 0;
+    d.same_deps = (m.flags & same_deps) != 0;
+    d.numbers_only = (m.flags & numbers_only) != 0;
+    d.changed = m.changed;
+    return d;
+  }
+};
+
+// How a compact row's numbers become Values: each cell's kind (the feasibility cell, last, is a
+// boolean without deps).
+struct CompactCells {
+  std::vector<fast::Slot::K> kinds;
+  const fast::SweepProgram* prog = nullptr;  // strings
+  // Row r of `rows` into `cells` (resized; numbers assigned in place, keeping the storage).
+  void materialize(const CompactRows& rows, std::size_t r, std::vector<Value>& cells) const {
+    materialize(rows.row(r), *rows.meta[r].deps, cells);
+  }
+  // The same from a row's numbers and its cells' deps.
+  void materialize(const double* x, const std::vector<DepSet>& deps, std::vector<Value>& cells) const;
+};
+
 // What check_displayable accepts without a look, per column: a finite binary64 number in a
 // number column, finite in its display unit too. Fixed once the table's units are chosen.
 struct CellCheck {
@@ -156,18 +224,32 @@ class SweepPoints {
 
   // The compiled path: one point on its own; or a block of up to fast::kLanes points from
   // `index` (block_size of them) run once (run_block), then each read back (block_point).
+  // A row goes to `dest`: a PointOut, or row `row` of a chunk of compact rows (sweeps only).
+  struct Dest {
+    PointOut* out = nullptr;
+    CompactRows* rows = nullptr;
+    std::size_t row = 0;
+  };
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, PointScratch& scratch, PointOut& o);
+                  fast::PointRun& run, PointScratch& scratch, Dest dest);
   [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
   bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, PointOut& o);
+                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest);
+  // Compact rows' width for this program (its shown cells and the feasibility cell), and how
+  // their cells become Values.
+  [[nodiscard]] std::size_t compact_width(const fast::SweepProgram& prog) const;
+  [[nodiscard]] CompactCells compact_cells(const fast::SweepProgram& prog) const;
 
   // Point `index`'s key (Cartesian product, first binding outermost), as text, and an assert
   // of the body that failed there.
   [[nodiscard]] std::vector<Value> key_of(const Domains& domains, std::size_t index) const;
   void key_of(const Domains& domains, std::size_t index, std::vector<std::size_t>& pick, std::vector<Value>& key) const;
+  // The same, from the point before (`pick` holding its choice, `last` its index): one odometer
+  // step when `index` is last + 1, key_of otherwise. Every key value is assigned.
+  void next_key(const Domains& domains, std::size_t index, std::vector<std::size_t>& pick, std::size_t& last,
+                std::vector<Value>& key) const;
   [[nodiscard]] std::string point_text(const Domains& domains, std::size_t index) const;
   [[nodiscard]] AssertOutcome failed_assert(const BodyItem& item, const Domains& domains, std::size_t index) const;
 
@@ -178,7 +260,7 @@ class SweepPoints {
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, PointOut& o);
+                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, Dest dest);
 
   Program& p_;
   const Stmt& s_;

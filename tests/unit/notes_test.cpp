@@ -53,6 +53,8 @@ TEST_CASE("regime notes: the incremental builder equals the reference on every e
     REQUIRE(r.has_value());
     const Table& t = r->tables.at(0);
     REQUIRE(t.rows.size() == 1796);  // two chunks of points: two threads
+    // The compiled sweep's notes are built from its compact rows (Values made only for a note).
+    CHECK(t.engine == (exact_limit == 16 ? "binary64, compiled" : "exact"));
     NotesBuilder inc(s.prog, t, NotesBuilder::Mode::incremental);
     NotesBuilder ref(s.prog, t, NotesBuilder::Mode::reference);
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
