@@ -468,12 +468,18 @@ class SweepRunner {
               lanes = pts_.run_block(*prog, domains, i, n, scratch);
             }
           }
-          if (prog && i < block_end)
-            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, dest(i));
-          else if (prog)
+          if (prog && i < block_end) {
+            // A lane block's compact rows: each row's head, then all their cells at once.
+            SweepPoints::Dest d = dest(i);
+            d.head_only = compact_ && lanes;
+            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, d);
+            if (d.head_only && i + 1 == block_end)
+              pts_.lane_rows(*prog, rows, out.rows, block - begin, block_end - block);
+          } else if (prog) {
             pts_.point_fast(ev, *prog, domains, i, scratch, rows, dest(i));
-          else
+          } else {
             pts_.point_reusing(ev, domains, i, fast, eval_run, out.outs[i - begin]);
+          }
         } catch (DiagnosticError& e) {
           // In a search a point that cannot be evaluated (an unstable queue, an error() of a
           // formula) is infeasible, as mlsysim's search skips it; its reason is counted.

@@ -448,6 +448,11 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     run.last_sig.assign(sig_at, sig_at + nsig);
     run.last_deps = deps;
   }
+  if (dest.head_only) {
+    meta->deps = deps;
+    if (!feasible) meta->flags |= CompactRows::infeasible;
+    return;
+  }
   // Numbers are written into the cells in place (they are cleared only to be refilled).
   // The lane's rows, looked up once rather than per cell.
   const std::vector<fast::Slot>& cells = prog.cells();
@@ -556,6 +561,85 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
                  (delta.known ? CompactRows::known : 0) | (delta.same_deps ? CompactRows::same_deps : 0) |
                  (delta.numbers_only ? CompactRows::numbers_only : 0);
   meta->changed = delta.changed;
+}
+
+// The cells of rows [r0, r0 + n) of `rows`, lanes 0..n-1 of the last run_lanes, whose heads
+// point_out wrote (Dest::head_only): column by column, each lane's value from where
+// lane_sources found it, and each row described against the one before as point_out would.
+void SweepPoints::lane_rows(const fast::SweepProgram& prog, PointScratch& scratch, CompactRows& rows, std::size_t r0,
+                            std::size_t n) const {
+  const std::vector<fast::Slot>& cells = prog.cells();
+  const std::size_t ncells = cells.size();
+  const std::size_t width = rows.width;
+  const bool feasible_cell = width > ncells;
+  bool describe = scratch.describe && width <= 64;
+  for (const auto& sl : cells) describe &= sl.kind != fast::Slot::K::str;  // as point_out, for every row
+  if (describe && scratch.prev.size() != width) {
+    scratch.prev.assign(width, 0);
+    scratch.has_prev = false;
+  }
+  double* const prev = scratch.prev.data();
+  const CellCheck* const check = scratch.check;
+  const bool checked = check != nullptr && check->num_col.size() == width;
+  const bool simple = checked && check->simple;
+  std::array<std::uint64_t, fast::kLanes> changed{};
+  std::array<std::uint8_t, fast::kLanes> plain{};
+  plain.fill(checked ? 1 : 0);
+  std::uint64_t booleans = 0;
+  double* const flat = rows.cells.data() + r0 * width;
+  for (std::size_t c = 0; c < ncells; ++c) {
+    const fast::Slot& sl = cells[c];
+    const PointScratch::CellSource src = scratch.lane_cells[c];
+    double p = describe ? prev[c] : 0;
+    if (sl.kind == fast::Slot::K::num) {
+      for (std::size_t l = 0; l < n; ++l) {
+        const double x = src.at[l * src.stride];
+        flat[l * width + c] = x;
+        changed[l] |= std::uint64_t{!(x == p)} << c;
+        p = x;
+        plain[l] &= static_cast<std::uint8_t>(simple ? std::isfinite(x) : checked && check->plain_number(c, x));
+      }
+    } else {
+      if (sl.kind == fast::Slot::K::boolean) booleans |= std::uint64_t{1} << c;
+      for (std::size_t l = 0; l < n; ++l) {
+        const double r = src.at[l * src.stride];
+        const double x = sl.kind == fast::Slot::K::str ? r : r != 0 ? 1 : 0;
+        flat[l * width + c] = x;
+        changed[l] |= std::uint64_t{x != p} << c;
+        p = x;
+        plain[l] = 0;
+      }
+    }
+    if (describe) prev[c] = p;
+  }
+  if (feasible_cell) {
+    booleans |= std::uint64_t{1} << ncells;
+    double p = describe ? prev[ncells] : 0;
+    for (std::size_t l = 0; l < n; ++l) {
+      const double b = (rows.meta[r0 + l].flags & CompactRows::infeasible) ? 0 : 1;
+      flat[l * width + ncells] = b;
+      changed[l] |= std::uint64_t{b != p} << ncells;
+      p = b;
+      plain[l] = 0;
+    }
+    if (describe) prev[ncells] = p;
+  }
+  if (!describe) return;
+  for (std::size_t l = 0; l < n; ++l) {
+    CompactRows::Meta& m = rows.meta[r0 + l];
+    std::uint8_t flags = CompactRows::described | (plain[l] ? CompactRows::displayable : 0);
+    m.changed = 0;
+    if (scratch.has_prev) {
+      // The feasibility cell's deps are none on every row.
+      const bool same_deps = m.deps == scratch.prev_deps || *m.deps == *scratch.prev_deps;
+      flags |= CompactRows::known | (same_deps ? CompactRows::same_deps : 0) |
+               ((changed[l] & booleans) == 0 ? CompactRows::numbers_only : 0);
+      m.changed = changed[l];
+    }
+    m.flags |= flags;
+    scratch.has_prev = true;
+    scratch.prev_deps = m.deps;
+  }
 }
 
 std::size_t SweepPoints::compact_width(const fast::SweepProgram& prog) const {

@@ -229,6 +229,9 @@ class SweepPoints {
     PointOut* out = nullptr;
     CompactRows* rows = nullptr;
     std::size_t row = 0;
+    // A compact row of a lane block: only its head (provenance, feasibility, asserts), its
+    // cells left to lane_rows, for all the block's lanes at once.
+    bool head_only = false;
   };
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                   fast::PointRun& run, PointScratch& scratch, Dest dest);
@@ -237,6 +240,8 @@ class SweepPoints {
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                    std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest);
+  void lane_rows(const fast::SweepProgram& prog, PointScratch& scratch, CompactRows& rows, std::size_t r0,
+                 std::size_t n) const;
   // Compact rows' width for this program (its shown cells and the feasibility cell), and how
   // their cells become Values.
   [[nodiscard]] std::size_t compact_width(const fast::SweepProgram& prog) const;
