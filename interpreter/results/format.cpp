@@ -104,6 +104,11 @@ std::string json_string(const std::string& s) {
 
 std::string json_number(const Num& n) { return format_json(n.d); }
 
+namespace {
+// A compact row's number as the Value its formatters read (made only when a memo misses).
+Value number_cell(double x) { return Value::number(Num::of_double(x)); }
+}  // namespace
+
 std::string json_cell(const Value& v, const Display& d) {
   switch (v.k) {
     case Value::K::num: return json_number(in_unit(v.n, d));
@@ -239,6 +244,13 @@ class TextRowFormat : public RowFormat {
     for (std::size_t c = 0; c < ds_.size(); ++c)
       memo.append(v[c], c, cells[c], [&](std::string& o) { append_value(o, cells[c], ds_[c]); });
     out += text_line(v, width_, right_);
+  }
+  bool append_numbers(std::span<const double> x, std::string& out, CellMemo& memo) const override {
+    std::vector<std::string> v(ds_.size());
+    for (std::size_t c = 0; c < ds_.size(); ++c)
+      memo.append_binary64(v[c], c, x[c], [&](std::string& o) { append_value(o, number_cell(x[c]), ds_[c]); });
+    out += text_line(v, width_, right_);
+    return true;
   }
 
  private:
@@ -406,6 +418,15 @@ class JsonRowFormat : public RowFormat {
   explicit JsonRowFormat(std::vector<Display> ds) : ds_(std::move(ds)) {}
   void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
     json_row(cells, ds_, true, out, &memo);
+  }
+  bool append_numbers(std::span<const double> x, std::string& out, CellMemo& memo) const override {
+    out += ",\n       [";
+    for (std::size_t c = 0; c < ds_.size(); ++c) {
+      if (c) out += ", ";
+      memo.append_binary64(out, c, x[c], [&](std::string& o) { o += json_cell(number_cell(x[c]), ds_[c]); });
+    }
+    out += ']';
+    return true;
   }
   template <class Displays>
   static void json_row(std::span<const Value> cells, const Displays& ds, bool comma, std::string& out,
@@ -579,6 +600,15 @@ class CsvRowFormat : public RowFormat {
   explicit CsvRowFormat(std::vector<Display> ds, bool active) : ds_(std::move(ds)), active_(active) {}
   void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const override {
     if (active_) csv_row(cells, ds_, out, &memo);  // a table --table did not pick prints nothing
+  }
+  bool append_numbers(std::span<const double> x, std::string& out, CellMemo& memo) const override {
+    if (!active_) return true;
+    for (std::size_t c = 0; c < ds_.size(); ++c) {
+      if (c) out += ',';
+      memo.append_binary64(out, c, x[c], [&](std::string& o) { append_value(o, number_cell(x[c]), ds_[c]); });
+    }
+    out += '\n';
+    return true;
   }
 
  private:

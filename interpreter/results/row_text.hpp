@@ -31,8 +31,13 @@ class CellMemo {
       make(out);
       return;
     }
+    append_binary64(out, c, v.n.d, make);
+  }
+  // The same for a cell known to be the binary64 number x (a compact row's, read directly).
+  template <class Make>
+  void append_binary64(std::string& out, std::size_t c, double x, Make&& make) {
     std::uint64_t bits = 0;
-    std::memcpy(&bits, &v.n.d, sizeof bits);
+    std::memcpy(&bits, &x, sizeof bits);
     // A few texts per column, the slot chosen by a hash of the number: an inner sweep variable
     // of up to kWays values (a batch size, a tensor-parallel degree) then always finds its text.
     if ((c + 1) * kWays > slots_.size()) slots_.resize((c + 1) * kWays);
@@ -69,6 +74,15 @@ class RowFormat {
   virtual ~RowFormat() = default;
   // Appends the bytes table_row would write for a row with these cells.
   virtual void append(std::span<const Value> cells, std::string& out, CellMemo& memo) const = 0;
+  // The same bytes for a row whose every cell is a binary64 number (no resolution: the Values
+  // append would take are Value::number(Num::of_double(x[c])) with any deps), read from the
+  // numbers directly. False, appending nothing, where the format has no such path.
+  virtual bool append_numbers(std::span<const double> x, std::string& out, CellMemo& memo) const {
+    (void)x;
+    (void)out;
+    (void)memo;
+    return false;
+  }
 };
 
 // A RunSink that accepts preformatted rows (a second base class: found by dynamic_cast).

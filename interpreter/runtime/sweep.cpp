@@ -570,9 +570,13 @@ class SweepRunner {
     }
     rows.has_text = f != nullptr;
     if (!f) return;
+    // A row of numbers only is formatted from its numbers where the format can.
+    bool numbers = true;
+    for (const auto k : compact_cells_.kinds) numbers &= k == fast::Slot::K::num;
     for (std::size_t r = 0; r < rows.size(); ++r) {
       CompactRows::Meta& m = rows.meta[r];
-      if (!(m.flags & CompactRows::filtered)) {
+      if (!(m.flags & CompactRows::filtered) &&
+          !(numbers && f->append_numbers(std::span<const double>(rows.row(r), rows.width), rows.text, memo))) {
         compact_cells_.materialize(rows, r, cells);
         f->append(cells, rows.text, memo);
       }

@@ -5,10 +5,14 @@
 // reference). Each consumer must see what the rows were, on every thread count.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "interpreter/results/format.hpp"
+#include "interpreter/results/row_text.hpp"
 #include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
@@ -171,5 +175,69 @@ TEST_CASE("a compiled sweep refused mid-chunk hands a block sink the rows before
     CHECK(refused);
     CHECK(sink.numbers.size() == 2500);
     CHECK(sink.numbers.back()[0] == 2500);
+  }
+}
+
+// Workers format a compact row of numbers from the numbers (RowFormat::append_numbers): the
+// bytes must be append's for the same cells as Values, in every format, in every display unit
+// (each column's memo reused across rows, hits and misses alike).
+TEST_CASE("a row of numbers formats from its numbers as from its Values") {
+  const std::string src =
+      "sweep s over n in 1..3000 {\n"
+      "  show n, t = n * 1 ms -> ns, b = n * 1 GB, r = n / 7, p = n * 1 % \n"
+      "}\n";
+  Session s;
+  REQUIRE(prepare(s, "fmt.mls", src));
+  RunOptions opt;
+  opt.exact_limit = 16;
+  auto r = execute(s, Selection{}, opt);
+  REQUIRE(r.has_value());
+  const Table& t = r->tables.at(0);
+  const std::size_t w = t.cols.size();
+  REQUIRE(w == 5);
+  std::mt19937_64 rng(10);
+  const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e15, 999999999999999.0, 1e-300, 1e300, 123456.789, -2.5e-7};
+  std::vector<std::vector<double>> rows;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<double> x(w);
+    for (auto& v : x) {
+      const auto pick = rng() % 4;
+      v = pick == 0   ? special[rng() % std::size(special)]
+          : pick == 1 ? static_cast<double>(rng() % 64)
+          : pick == 2 ? static_cast<double>(rng() % 100000) / 8
+                      : std::ldexp(static_cast<double>(rng() % (1u << 30)), static_cast<int>(rng() % 120) - 60);
+    }
+    rows.push_back(std::move(x));
+  }
+  for (const std::string format : {"csv", "json", "text", "md"}) {
+    CAPTURE(format);
+    std::string out;
+    Writer writer(&out);
+    auto sink = make_formatter(format, scope_of(s.prog), writer, "fmt.mls");
+    REQUIRE(sink);
+    auto* texts = dynamic_cast<RowTextSink*>(sink.get());
+    REQUIRE(texts);
+    sink->begin(RunResult{});
+    sink->table_begin(t);
+    std::shared_ptr<const RowFormat> f;
+    for (std::size_t i = 0; i < t.rows.size() && !(f = texts->row_format(t)); ++i) sink->table_row(t, t.rows[i]);
+    REQUIRE(f);
+    CellMemo from_numbers, from_values;
+    std::size_t differ = 0, direct = 0;
+    std::vector<Value> cells(w);
+    for (const auto& x : rows) {
+      for (std::size_t c = 0; c < w; ++c) cells[c] = Value::number(Num::of_double(x[c]), DepSet{3});
+      std::string a, b;
+      const bool ok = f->append_numbers(x, a, from_numbers);
+      f->append(cells, b, from_values);
+      if (!ok) {
+        CHECK(a.empty());
+        continue;
+      }
+      ++direct;
+      differ += a != b;
+    }
+    CHECK(differ == 0);
+    CHECK(direct == (format == "md" ? 0 : rows.size()));  // Markdown makes the Values
   }
 }
