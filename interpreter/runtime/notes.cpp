@@ -148,6 +148,9 @@ struct NotesBuilder::State {
   const std::vector<DepSet>* prev_deps_ = nullptr;
   std::size_t prev_point_ = 0;
   bool prev_cells_ok_ = true, prev_key_ok_ = true;  // prev_cells, prev_key hold the previous row
+  // Compact rows: the arms of each deps vector met (cleared with memo), and of the last one.
+  std::unordered_map<const std::vector<DepSet>*, const RowArms*> by_ptr_;
+  const std::vector<DepSet>* last_ptr_ = nullptr;
   std::vector<std::size_t> value_flips;
   // The columns whose cell differs from the previous row's, ascending (reused): the per-row
   // work after the comparison is proportional to what changed, not to the width of the table.
@@ -206,6 +209,22 @@ struct NotesBuilder::State {
   const RowArms& arms_of(bool same_deps) {
     // Consecutive rows usually share their cells' dependency sets (one branch signature).
     if (same_deps && last_arms != nullptr) return *last_arms;
+    if (row_) return arms_by_content();
+    // A compact row's deps are its branch signature's vector, shared by every row with that
+    // signature: its arms are found by its address, without reading the deps.
+    if (cur_deps_ == last_ptr_ && last_arms != nullptr) return *last_arms;
+    if (auto it = by_ptr_.find(cur_deps_); it != by_ptr_.end()) {
+      last_ptr_ = cur_deps_;
+      last_deps.clear();  // last_arms is not the arms of last_deps any more
+      return *(last_arms = it->second);
+    }
+    const RowArms& ra = arms_by_content();
+    by_ptr_.emplace(cur_deps_, &ra);
+    last_ptr_ = cur_deps_;
+    return ra;
+  }
+
+  const RowArms& arms_by_content() {
     const std::size_t n = width();
     bool same = last_arms != nullptr && last_deps.size() == n;
     for (std::size_t c = 0; same && c < n; ++c) same = last_deps[c] == dep(c);
@@ -245,6 +264,8 @@ struct NotesBuilder::State {
       transitions.clear();
       last_arms = nullptr;
       prev_arms = nullptr;
+      by_ptr_.clear();
+      last_ptr_ = nullptr;
     }
     return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
   }
@@ -306,6 +327,8 @@ struct NotesBuilder::State {
       transitions.clear();
       last_arms = nullptr;
       prev_arms = nullptr;
+      by_ptr_.clear();
+      last_ptr_ = nullptr;
     }
     const bool known = delta.known && shortcuts && index > 0;
     const RowArms& ra = arms_of(known && delta.same_deps);
