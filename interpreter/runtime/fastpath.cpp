@@ -35,6 +35,12 @@ CVal constant(CVal::K k, double v) {
 
 namespace {
 
+// Whether 1 / x is exact: x is a power of two whose reciprocal is a binary64 number.
+bool exact_reciprocal(double x) {
+  int e = 0;
+  return x != 0 && std::isfinite(x) && std::fabs(std::frexp(x, &e)) == 0.5 && std::isfinite(1 / x);
+}
+
 class Compiler {
  public:
   Compiler(Program& p, const Config& cfg, Evaluator& ev, Compiled& out) : p_(p), cfg_(cfg), ev_(ev), c_(out) {}
@@ -264,12 +270,22 @@ class Compiler {
         return binary_op(fast::Op::add, a, b, CVal::K::num);
       case Op::sub:
         if (both && std::isfinite(a.v - b.v)) return constant(CVal::K::num, a.v - b.v);
+        // x - (+0) is x for every x (-0 included); every number a point holds is finite.
+        if (b.cst && b.v == 0 && !std::signbit(b.v)) return a;
         return binary_op(fast::Op::sub, a, b, CVal::K::num);
       case Op::mul:
         if (both && std::isfinite(a.v * b.v)) return constant(CVal::K::num, a.v * b.v);
+        // x * 1 and 1 * x are x, bit for bit (a unit conversion's factor is often 1).
+        if (b.cst && b.v == 1) return a;
+        if (a.cst && a.v == 1) return b;
         return binary_op(fast::Op::mul, a, b, CVal::K::num);
       case Op::div:
         if (both && b.v != 0 && std::isfinite(a.v / b.v)) return constant(CVal::K::num, a.v / b.v);
+        if (b.cst && b.v == 1) return a;
+        // Dividing by a power of two is multiplying by its reciprocal, which is exact: both
+        // round the same real number once (and b is not zero: no error to report).
+        if (b.cst && exact_reciprocal(b.v))
+          return binary_op(fast::Op::mul, a, constant(CVal::K::num, 1 / b.v), CVal::K::num);
         return binary_op(fast::Op::div, a, b, CVal::K::num);
       case Op::pow: return binary_op(fast::Op::pow, a, b, CVal::K::num);
       case Op::lt:

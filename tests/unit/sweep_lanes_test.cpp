@@ -171,3 +171,41 @@ TEST_CASE("lanes of one block keep their own max/min/clamp arms") {
     CHECK(deps_of_arm[k].begin()->second != std::next(deps_of_arm[k].begin())->second);
   }
 }
+
+// The compiler drops x * 1, 1 * x, x / 1 and x - 0 and turns a division by a power of two into a
+// multiplication by its (exact) reciprocal: bit for bit what the formula gives, subnormals (y),
+// signed zeros and divisions by other constants (x / 10 is not x * 0.1) included, in lanes and
+// one point at a time (the `where` drops a point inside each block).
+TEST_CASE("the compiler's arithmetic identities give the formula's bits") {
+  const std::string src =
+      "sweep t over a in [1, 3], x in [5, 3, 1e-300, 0.1, 7, 1e300, 1.5, 2.5, 9, 11] {\n"
+      "  where x != 9 or a != 3\n"
+      "  let y = x * 1e-300 * 1e-21\n"
+      "  show p = x * 1 * a, q = 1 * y, r = y / 1, h = y / 2, k = x / 4 / a, m = y / -8, "
+      "w = x * 1e-10 / 0.5, n = -(x * 0) - 0, u = x / 10, v = y / 3, g = y * a - 0\n"
+      "}\n";
+  const double xs[] = {5, 3, 1e-300, 0.1, 7, 1e300, 1.5, 2.5, 9, 11};
+  for (unsigned threads : {1u, 2u}) {
+    const Outcome o = run(src, 0, threads);
+    REQUIRE(o.result.has_value());
+    const Table& t = o.result->tables.at(0);
+    CHECK(t.engine == "binary64, compiled");
+    REQUIRE(t.rows.size() == 19);
+    std::size_t i = 0;
+    for (double a : {1.0, 3.0})
+      for (double x : xs) {
+        if (x == 9 && a == 3) continue;
+        volatile double one = 1, two = 2, four = 4, m8 = -8, half = 0.5, ten = 10, three = 3, zero = 0;
+        const double y = x * 1e-300 * 1e-21;
+        const std::vector<double> want = {x * one * a,  one * y,   y / one,          y / two,
+                                          x / four / a, y / m8,    x * 1e-10 / half, -(x * zero) - zero,
+                                          x / ten,      y / three, y * a - zero};
+        const auto& cells = t.rows.at(i++).cells;
+        REQUIRE(cells.size() == want.size());
+        for (std::size_t k = 0; k < want.size(); ++k) {
+          INFO("threads " << threads << " a " << a << " x " << x << " column " << k);
+          CHECK(same_bits(cells[k].n.d, want[k]));
+        }
+      }
+  }
+}
