@@ -122,7 +122,7 @@ struct LaneSchedule {
   // defined once, SSA, or in each arm of a branch): those no step writes, the block's inputs,
   // and those written on some paths only.
   std::vector<std::uint32_t> inputs, shared;
-  std::vector<std::uint32_t> written;     // rows some step writes (copied back to the registers)
+  std::vector<std::uint32_t> constants;   // inputs that hold a constant (Compiled::constants)
   std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
   std::vector<std::uint32_t> lane_slots;  // signature slots of its max/min/clamp steps (per lane)
 };
@@ -159,7 +159,8 @@ struct PointRun {
   // run_lanes' scratch: the slots the lanes share, the per-lane max/min/clamp slots [slot][lane]
   // and whether each of those ran.
   std::vector<std::uint8_t> lane_common, lane_vals, lane_ran;
-  std::vector<double> lane_saved;  // the binding's registers before run_lanes (restored if it fails)
+  std::vector<std::uint32_t> lane_ran_slots;  // the max/min/clamp slots that ran (all lanes alike)
+  std::vector<double> lane_saved;             // the binding's registers before run_lanes (restored if it fails)
 };
 
 // Column / objective / condition outputs of a compiled body, as registers or constants.
@@ -196,7 +197,8 @@ class SweepProgram {
   // they cannot run together: a branch or `where` that the points decide differently, an
   // operation outside its domain, or a floating-point exception; the caller then runs them one
   // by one. Otherwise read them with read(slot, out, l) and signature(out, l); `out` is left as
-  // after running point n - 1.
+  // after running point n - 1 (its binding and signature), but for the registers the lanes
+  // wrote, which hold older values that nothing reads before writing them again (run_lanes).
   bool run_lanes(const std::vector<Value>* const* values, std::size_t n, std::size_t first, PointRun& out) const;
   [[nodiscard]] double read(const Slot& s, const PointRun& r, std::size_t lane) const {
     if (s.constant) return s.value;

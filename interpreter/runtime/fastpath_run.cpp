@@ -750,14 +750,17 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
     });
   }
   for (std::uint32_t reg : ls.leaves) defined[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
+  std::vector<std::uint8_t> constant(c_->nregs, 0);
+  for (const auto& [reg, v] : c_->constants) constant[reg] = 1;
+  std::size_t nwritten = 0;
   for (std::uint32_t rw = 0; rw < ls.reg_of_row.size(); ++rw) {
-    if (!defined[rw]) (written[rw] ? ls.shared : ls.inputs).push_back(rw);
-    if (written[rw] || defined[rw]) ls.written.push_back(rw);
+    if (!defined[rw]) (written[rw] ? ls.shared : constant[ls.reg_of_row[rw]] ? ls.constants : ls.inputs).push_back(rw);
+    nwritten += written[rw] || defined[rw];
   }
   if (std::getenv("MLS_DEBUG_FAST"))
     std::fprintf(stderr, "lanes %llx: %zu steps, %zu rows, %zu shared, %zu written\n",
                  static_cast<unsigned long long>(dirty), ls.code.size(), ls.reg_of_row.size(),
-                 ls.shared.size() + ls.inputs.size(), ls.written.size());
+                 ls.shared.size() + ls.inputs.size() + ls.constants.size(), nwritten);
   out.lane_schedules.push_back(std::move(ls));
   return out.lane_schedules.size() - 1;
 }
@@ -780,6 +783,9 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   out.lanes.resize(ls.reg_of_row.size() * kLanes);
   double* const r = out.lanes.data();
   for (std::uint32_t k : ls.shared) std::fill_n(r + k * kLanes, kLanes, out.regs[ls.reg_of_row[k]]);
+  // A constant's row never changes.
+  if (!same_rows)
+    for (std::uint32_t k : ls.constants) std::fill_n(r + k * kLanes, kLanes, out.regs[ls.reg_of_row[k]]);
   // An input row holds one value in every lane (no step writes it) and mostly the same as for
   // the previous block (the outer work changes few of them): refilled only when it changed.
   for (std::uint32_t k : ls.inputs) {
@@ -808,13 +814,22 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
     for (std::size_t k = 0; k < ls.leaves.size(); ++k) out.regs[ls.leaves[k]] = out.lane_saved[k];
     return false;
   }
-  for (std::uint32_t k : ls.written) out.regs[ls.reg_of_row[k]] = r[k * kLanes + n - 1];
+  // The registers the steps wrote are not copied back from lane n - 1: what reads them next
+  // writes them first. A scalar schedule without the innermost binding's steps (the next
+  // block's outer work) reads none of them (a step that reads a register written by a step
+  // that depends on the innermost binding depends on it too, Compiler::masks); the lanes and
+  // the schedule that re-runs the innermost binding's steps write each register they read on
+  // the path they take before reading it, or read what the outer work wrote; and a full run
+  // writes everything.
   out.lane_sig.resize(nslots * kLanes);
+  // The max/min/clamp slots that ran, found once for all lanes.
+  out.lane_ran_slots.clear();
+  for (std::uint32_t s : ls.lane_slots)
+    if (out.lane_ran[s]) out.lane_ran_slots.push_back(s);
   for (std::size_t l = 0; l < kLanes; ++l) {
     std::uint8_t* const sig = out.lane_sig.data() + l * nslots;
     std::copy_n(out.lane_common.data(), nslots, sig);
-    for (std::uint32_t s : ls.lane_slots)
-      if (out.lane_ran[s]) sig[s] = out.lane_vals[s * kLanes + l];
+    for (std::uint32_t s : out.lane_ran_slots) sig[s] = out.lane_vals[s * kLanes + l];
   }
   std::copy_n(out.lane_sig.begin() + (n - 1) * nslots, nslots, out.sig.begin());
   return true;
