@@ -96,11 +96,12 @@ struct NotesBuilder::State {
     bool entry = false;  // changed on the segment's first row (vs the row before)
     Change entry_change;
     std::vector<Change> changes;  // within the segment, first kMaxChangesPerRun
-    std::size_t n = 0;
   };
   struct Segment {
     std::size_t begin = 0;
     std::vector<ColSeg> cols;
+    std::vector<std::size_t> n;  // per column: its changes within the segment (after the first row)
+    std::uint64_t full = 0;      // bit c: column c (< 64) has its first kMaxChangesPerRun changes listed
   };
   struct Run {
     std::size_t begin = 0, end = 0;  // [begin, end); end set when the run closes
@@ -144,7 +145,10 @@ struct NotesBuilder::State {
   std::size_t cur_point_ = 0;
   std::vector<Value> cur_cells_, cur_key_;
   bool cur_cells_ok_ = false, cur_key_ok_ = false;
-  std::vector<double> prev_x_;
+  // The previous compact row's numbers: in its chunk while that chunk is being added, else
+  // (add_chunk's end) in prev_store_, since the chunk's storage is then reused.
+  const double* prev_x_ = nullptr;
+  std::vector<double> prev_store_;
   const std::vector<DepSet>* prev_deps_ = nullptr;
   std::size_t prev_point_ = 0;
   bool prev_cells_ok_ = true, prev_key_ok_ = true;  // prev_cells, prev_key hold the previous row
@@ -196,7 +200,7 @@ struct NotesBuilder::State {
     return cur_key_;
   }
   const std::vector<Value>& pcells() {
-    if (!prev_cells_ok_) compact_->materialize(prev_x_.data(), *prev_deps_, prev_cells);
+    if (!prev_cells_ok_) compact_->materialize(prev_x_, *prev_deps_, prev_cells);
     prev_cells_ok_ = true;
     return prev_cells;
   }
@@ -301,23 +305,61 @@ struct NotesBuilder::State {
     prev_cells_ok_ = prev_key_ok_ = true;
   }
 
-  void add(const CompactCells& cc, const double* x, const std::vector<DepSet>& deps, std::size_t point,
-           std::size_t index, const RowDelta& delta) {
+  // The non-filtered rows of a chunk of compact rows. A row described against the previous
+  // one (known), with the previous row's deps vector (so the same arms: no site steps), no
+  // boolean or string among its changed cells (no value flip) and every changed column's list
+  // of changes in the current segment full (or no segments kept any more) only counts its
+  // changes: what add_row would do for it, without its calls and lookups. Any other row goes
+  // through add_row.
+  void add_chunk(const CompactCells& cc, const CompactRows& chunk, std::size_t first_point, std::size_t index) {
     compact_ = &cc;
-    cur_x_ = x;
-    cur_deps_ = &deps;
-    cur_point_ = point;
-    cur_cells_ok_ = cur_key_ok_ = false;
-    add_row(index, delta);
-    // This row becomes the previous one: its Values if they were made, else its numbers.
-    if (cur_cells_ok_) std::swap(prev_cells, cur_cells_);
-    prev_cells_ok_ = cur_cells_ok_;
-    if (cur_key_ok_) std::swap(prev_key, cur_key_);
-    prev_key_ok_ = cur_key_ok_;
-    prev_x_.assign(x, x + cc.kinds.size());
-    prev_deps_ = &deps;
-    prev_point_ = point;
+    const std::size_t width = cc.kinds.size();
+    bool any = false;
+    for (std::size_t r = 0; r < chunk.size(); ++r) {
+      const CompactRows::Meta& m = chunk.meta[r];
+      if (m.flags & CompactRows::filtered) continue;
+      any = true;
+      const double* const x = chunk.row(r);
+      const std::uint8_t need = CompactRows::known | CompactRows::numbers_only;
+      if (shortcuts && index > 0 && (m.flags & need) == need && m.deps == prev_deps_ && last_arms != nullptr &&
+          last_arms->id == prev_arms_id && (segs_overflow || !segs.empty())) {
+        if (segs_overflow) {
+          step_prev(x, m.deps, first_point + r, false, false);
+          rows_to(index++);
+          continue;
+        }
+        Segment& sg = segs.back();
+        if ((m.changed & ~sg.full) == 0) {
+          for (std::uint64_t b = m.changed; b != 0; b &= b - 1) ++sg.n[static_cast<std::size_t>(std::countr_zero(b))];
+          step_prev(x, m.deps, first_point + r, false, false);
+          rows_to(index++);
+          continue;
+        }
+      }
+      cur_x_ = x;
+      cur_deps_ = m.deps;
+      cur_point_ = first_point + r;
+      cur_cells_ok_ = cur_key_ok_ = false;
+      add_row(index++, chunk.delta(r));
+      // This row becomes the previous one: its Values if they were made, else its numbers.
+      if (cur_cells_ok_) std::swap(prev_cells, cur_cells_);
+      if (cur_key_ok_) std::swap(prev_key, cur_key_);
+      step_prev(x, m.deps, first_point + r, cur_cells_ok_, cur_key_ok_);
+    }
+    // The chunk's storage is reused after this: the last row's numbers are kept.
+    if (any) {
+      prev_store_.assign(prev_x_, prev_x_ + width);
+      prev_x_ = prev_store_.data();
+    }
   }
+  void step_prev(const double* x, const std::vector<DepSet>* deps, std::size_t point, bool cells_ok, bool key_ok) {
+    prev_x_ = x;
+    prev_deps_ = deps;
+    prev_point_ = point;
+    prev_cells_ok_ = cells_ok;
+    prev_key_ok_ = key_ok;
+  }
+  void rows_to(std::size_t index) { rows = index + 1; }
 
   void add_row(std::size_t index, const RowDelta& delta) {
     if (!shortcuts) {
@@ -410,7 +452,7 @@ struct NotesBuilder::State {
         segs_overflow = true;
         return;
       }
-      segs.push_back(Segment{index, std::vector<ColSeg>(ncols)});
+      segs.push_back(Segment{index, std::vector<ColSeg>(ncols), std::vector<std::size_t>(ncols, 0), 0});
     }
     Segment& sg = segs.back();
     for (const std::uint32_t c : changed_cols) {
@@ -421,8 +463,11 @@ struct NotesBuilder::State {
         continue;
       }
       // Only the first changes are kept (for per-row notes); later ones are counted.
-      if (cs.changes.size() < kMaxChangesPerRun) cs.changes.push_back(Change{index, pcells()[c], cells()[c], key()});
-      ++cs.n;
+      if (cs.changes.size() < kMaxChangesPerRun) {
+        cs.changes.push_back(Change{index, pcells()[c], cells()[c], key()});
+        if (cs.changes.size() == kMaxChangesPerRun && c < 64) sg.full |= std::uint64_t{1} << c;
+      }
+      ++sg.n[c];
     }
   }
 
@@ -506,13 +551,14 @@ struct NotesBuilder::State {
     RunChanges rc;
     for (std::size_t s = run.seg; s < segs.size() && segs[s].begin < run.end; ++s) {
       const ColSeg& cs = segs[s].cols[c];
+      const std::size_t n = segs[s].n[c];
       if (s != run.seg && cs.entry) {
         rc.moved = true;
         ++rc.n;
         if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&cs.entry_change);
       }
-      if (cs.n) rc.moved = true;
-      rc.n += cs.n;
+      if (n) rc.moved = true;
+      rc.n += n;
       for (const auto& ch : cs.changes)
         if (rc.list.size() < kMaxChangesPerRun) rc.list.push_back(&ch);
     }
@@ -595,9 +641,9 @@ void NotesBuilder::key_maker(std::function<void(std::size_t, std::vector<Value>&
   s_->key_of_ = std::move(key_of);
 }
 
-void NotesBuilder::add(const CompactCells& cc, const CompactRows& rows, std::size_t r, std::size_t point,
-                       std::size_t index, const RowDelta& delta) {
-  s_->add(cc, rows.row(r), *rows.meta[r].deps, point, index, delta);
+void NotesBuilder::add_chunk(const CompactCells& cc, const CompactRows& rows, std::size_t first_point,
+                             std::size_t first_index) {
+  s_->add_chunk(cc, rows, first_point, first_index);
 }
 
 void RowDelta::compare(RowDelta& d, const std::vector<Value>& prev, const std::vector<Value>& row) {

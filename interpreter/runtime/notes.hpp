@@ -52,11 +52,12 @@ class NotesBuilder {
   // the storage (and stale values) of the row before, for the caller to refill.
   // `delta`, when known, is this row against the one added before it.
   void add(Row& row, std::size_t index, const RowDelta& delta = RowDelta{});
-  // The same for row r of a chunk of compact rows (point `point` of the sweep): its Values, and
-  // its key (made by the key_maker, set before), only if a note needs them. Rows of one table
-  // are all added one way or all the other.
-  void add(const CompactCells& cc, const CompactRows& rows, std::size_t r, std::size_t point, std::size_t index,
-           const RowDelta& delta);
+  // The same for the rows of a chunk of compact rows that are not filtered, in order: row r is
+  // point first_point + r of the sweep, and they are the table's rows first_index, first_index
+  // + 1, ...; each row's delta is its own (CompactRows::delta). Their Values, and their keys
+  // (made by the key_maker, set before), are made only if a note needs them. The chunk's storage
+  // may be reused once this returns. Rows of one table are all added one way or all the other.
+  void add_chunk(const CompactCells& cc, const CompactRows& rows, std::size_t first_point, std::size_t first_index);
   void key_maker(std::function<void(std::size_t point, std::vector<Value>& key)> key_of);
   [[nodiscard]] std::vector<Note> finish();
 

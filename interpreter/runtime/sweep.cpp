@@ -159,16 +159,17 @@ class SweepRunner {
       const std::string_view text(o.text);
       emit(o.displayable, o.delta, o.has_text ? &text : nullptr);
     };
-    // Row r of a compact chunk (point `point`), its text from `text_begin` in the chunk's texts
-    // (else it joins `block`, handed to the sink after the chunk's rows or before an error): as
-    // emit, reading the row's numbers; Values are made only to check a row that is not plain.
+    // Row r of a compact chunk, its text from `text_begin` in the chunk's texts (else it joins
+    // `block`, handed to the sink after the chunk's rows or before an error): as emit, reading
+    // the row's numbers; Values are made only to check a row that is not plain. The chunk's
+    // rows go to the notes together, after the sink (consume_compact).
     ChunkRows block(pts_, domains, compact_cells_);
     if (compact_)
       notes.key_maker(
           [&, pick = std::vector<std::size_t>(), last = ~std::size_t{0}](
               std::size_t point, std::vector<Value>& key) mutable { pts_.next_key(domains, point, pick, last, key); });
     std::vector<Value> check_cells;
-    auto emit_compact = [&](const CompactRows& rows, std::size_t r, std::size_t point, std::size_t text_begin) {
+    auto emit_compact = [&](const CompactRows& rows, std::size_t r, std::size_t text_begin) {
       const CompactRows::Meta& m = rows.meta[r];
       const std::size_t width = rows.width;
       if (!(m.flags & CompactRows::displayable)) {
@@ -193,7 +194,6 @@ class SweepRunner {
         row_text->table_row_text(t, std::string_view(rows.text).substr(text_begin, m.text_end - text_begin));
       else
         block.push(r);
-      notes.add(compact_cells_, rows, r, point, t.row_count, delta.known ? delta : RowDelta{});
       ++t.row_count;
     };
     auto offer_row_format = [&] {
@@ -222,6 +222,7 @@ class SweepRunner {
         if (any) begin_columns(biggest);
       }
       std::size_t next_failed = 0, text_begin = 0;
+      const std::size_t first_row = t.row_count;
       block.reset(rows, first_point);
       try {
         for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -234,7 +235,7 @@ class SweepRunner {
           }
           ++t.evaluated;
           if (m.flags & CompactRows::infeasible) ++t.infeasible;
-          emit_compact(rows, r, first_point + r, text_begin);
+          emit_compact(rows, r, text_begin);
           text_begin = m.text_end;
         }
       } catch (...) {
@@ -243,6 +244,8 @@ class SweepRunner {
         throw;
       }
       if (block.size() > 0) sink.table_rows(t, block);
+      // The regime notes read the chunk's rows after the sink (a refused row above ends the run).
+      notes.add_chunk(compact_cells_, rows, first_point, first_row);
       offer_row_format();
       progress.update(first_point + rows.size());
     };

@@ -100,3 +100,43 @@ TEST_CASE("column provenance is the union of every row's deps, where they change
     if (!s.prog.deps.is_assumption(a)) arms.insert(s.prog.deps.atom_arm(a));
   CHECK(arms.size() == 2);
 }
+
+TEST_CASE("regime notes of compact rows read the previous chunk's last row where a chunk begins") {
+  // Chunks of 1024 points: hi flips and w moves on the first row of the second chunk (row 1024),
+  // and w again on the first row of the third (2048); w is pinned at 7 in its other arm. The
+  // notes compare those rows with the previous chunk's last row, whose storage the next chunk
+  // has reused by then (one thread: the same buffer; two: buffers passed between threads).
+  const char* const src =
+      "sweep s over n in 1..5000 {\n"
+      "  let k = if n > 1024 then 1 else 0\n"
+      "  show n, hi = k > 0, w = if n <= 3000 then floor((n - 1) / 1024) else 7, x = n * k\n"
+      "}\n";
+  for (const unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    Session s;
+    REQUIRE(prepare(s, "chunks.mls", std::string(src)));
+    RunOptions opt;
+    opt.threads = threads;
+    opt.exact_limit = 16;
+    auto r = execute(s, Selection{}, opt);
+    REQUIRE(r.has_value());
+    const Table& t = r->tables.at(0);
+    REQUIRE(t.rows.size() == 5000);
+    CHECK(t.engine == "binary64, compiled");
+    NotesBuilder ref(s.prog, t, NotesBuilder::Mode::reference);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      Row a = t.rows[i];
+      ref.add(a, i);
+    }
+    const auto want = texts(ref.finish());
+    auto has = [&](const std::string& prefix, const std::string& part) {
+      return std::any_of(want.begin(), want.end(), [&](const std::string& n) {
+        return n.rfind(prefix, 0) == 0 && n.find(part) != std::string::npos;
+      });
+    };
+    CHECK(has("1024 hi ", "hi changes from false to true"));
+    CHECK(has("1024 w ", "w 0 -> 1"));
+    CHECK(has("2048 w ", "w 1 -> 2"));
+    CHECK(texts(t.notes) == want);
+  }
+}
