@@ -124,6 +124,7 @@ struct LaneSchedule {
   std::vector<std::uint32_t> inputs, shared;
   std::vector<std::uint32_t> constants;   // inputs that hold a constant (Compiled::constants)
   std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
+  bool number_leaves = false;             // ... one number per key position, in key order
   std::vector<std::uint32_t> lane_slots;  // signature slots of its max/min/clamp steps (per lane)
 };
 

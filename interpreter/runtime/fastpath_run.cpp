@@ -730,6 +730,13 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
     std::uint32_t r = reg;
     row(r);
   }
+  ls.number_leaves = true;
+  std::size_t nkeys = 0;
+  for (std::size_t k = dirty_first(dirty); k < c_->binding_shapes.size() && k < 64 && (dirty >> k & 1); ++k, ++nkeys) {
+    const CVal& shape = c_->binding_shapes[k];
+    ls.number_leaves &= shape.k == CVal::K::num && !shape.cst;
+  }
+  ls.number_leaves &= nkeys == ls.leaves.size();
   // A step is on every path unless a jump before it lands after it.
   std::vector<std::uint8_t> always(ls.code.size(), 1);
   for (std::size_t j = 0; j < ls.code.size(); ++j)
@@ -795,10 +802,20 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   }
   out.lane_saved.clear();
   for (std::uint32_t reg : ls.leaves) out.lane_saved.push_back(out.regs[reg]);
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    if (l < n)
-      for (std::size_t k = 0; k < width; ++k) bind(c.binding_shapes[first + k], (*values[l])[k], c, out.regs.data());
-    for (std::uint32_t reg : ls.leaves) r[static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes + l] = out.regs[reg];
+  if (ls.number_leaves) {
+    // Each key position a number in its own register (bind's num case), row by row.
+    for (std::size_t k = 0; k < width; ++k) {
+      const std::uint32_t reg = ls.leaves[k];
+      double* const row = r + static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes;
+      for (std::size_t l = 0; l < kLanes; ++l) row[l] = (*values[std::min(l, n - 1)])[k].n.d;
+      out.regs[reg] = row[n - 1];
+    }
+  } else {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      if (l < n)
+        for (std::size_t k = 0; k < width; ++k) bind(c.binding_shapes[first + k], (*values[l])[k], c, out.regs.data());
+      for (std::uint32_t reg : ls.leaves) r[static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes + l] = out.regs[reg];
+    }
   }
   // Signatures: the slots branches mark are shared by the lanes (they branch alike), the
   // max/min/clamp slots are per lane (see execute_lanes).

@@ -313,7 +313,16 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                               std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest) {
-  const std::uint64_t changed = l > 0 ? advance_inner(domains, index + l, run) : inner_mask(domains);
+  std::uint64_t changed = inner_mask(domains);
+  if (l > 0 && lanes && dest.head_only) {
+    // A compact row reads no key: only the odometer moves (a block lies within one cycle of
+    // the innermost binding). The key's innermost values stay the block's first point's until
+    // the next advance, which rewrites them (the innermost binding always moves).
+    ++run.last_pick.back();
+    run.last_index = index + l;
+  } else if (l > 0) {
+    changed = advance_inner(domains, index + l, run);
+  }
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
   // A compact row's head in a block whose points share one signature (no max/min/clamp arm
