@@ -160,6 +160,7 @@ struct PointRun {
   // and whether each of those ran.
   std::vector<std::uint8_t> lane_common, lane_vals, lane_ran;
   std::vector<std::uint32_t> lane_ran_slots;  // the max/min/clamp slots that ran (all lanes alike)
+  bool lanes_same_sig = false;                // the last run_lanes' points 0..n-1 share one signature
   std::vector<double> lane_saved;             // the binding's registers before run_lanes (restored if it fails)
 };
 

@@ -824,8 +824,13 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   out.lane_sig.resize(nslots * kLanes);
   // The max/min/clamp slots that ran, found once for all lanes.
   out.lane_ran_slots.clear();
+  out.lanes_same_sig = true;
   for (std::uint32_t s : ls.lane_slots)
-    if (out.lane_ran[s]) out.lane_ran_slots.push_back(s);
+    if (out.lane_ran[s]) {
+      out.lane_ran_slots.push_back(s);
+      for (std::size_t l = 1; l < n; ++l)
+        out.lanes_same_sig &= out.lane_vals[s * kLanes + l] == out.lane_vals[s * kLanes];
+    }
   for (std::size_t l = 0; l < kLanes; ++l) {
     std::uint8_t* const sig = out.lane_sig.data() + l * nslots;
     std::copy_n(out.lane_common.data(), nslots, sig);

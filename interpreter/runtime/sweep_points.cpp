@@ -316,6 +316,17 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
   const std::uint64_t changed = l > 0 ? advance_inner(domains, index + l, run) : inner_mask(domains);
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
+  // A compact row's head in a block whose points share one signature (no max/min/clamp arm
+  // differs between them) and have no asserts: lane 0's provenance, which point_out found
+  // (it left it as run.last_deps, as it would find it again for this lane).
+  if (lanes && l > 0 && dest.head_only && run.lanes_same_sig && run.last_deps && prog.asserts().empty()) {
+    CompactRows::Meta& m = dest.rows->meta[dest.row];
+    m = CompactRows::Meta{};
+    m.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    for (const auto& f : prog.feasibility())
+      if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;
+    return;
+  }
   point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, dest);
 }
 

@@ -244,3 +244,34 @@ TEST_CASE("what runs after a lane block reads no register the lanes left behind"
     CHECK(i == t.rows.size());
   }
 }
+
+// A lane block whose points share one signature: rows after the first take its provenance
+// (block_point), each with its own feasibility.
+TEST_CASE("a lane block's rows share provenance but keep their own feasibility") {
+  const std::string src =
+      "sweep t over a in [1, 2, 3], y in 1..24 {\n"
+      "  subject to y * a != 12\n"
+      "  subject to y + a < 20\n"
+      "  show a, y, z = y * a + 1\n"
+      "}\n";
+  for (unsigned threads : {1u, 2u}) {
+    const Outcome o = run(src, 0, threads), exact = run(src, 100000, threads);
+    REQUIRE(o.result.has_value());
+    REQUIRE(exact.result.has_value());
+    const Table& t = o.result->tables.at(0);
+    const Table& e = exact.result->tables.at(0);
+    CHECK(t.engine == "binary64, compiled");
+    REQUIRE(t.rows.size() == 72);
+    REQUIRE(e.rows.size() == 72);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const double a = static_cast<double>(i / 24 + 1), y = static_cast<double>(i % 24 + 1);
+      INFO("threads " << threads << " a " << a << " y " << y);
+      const auto& cells = t.rows[i].cells;
+      REQUIRE(cells.size() == 4);
+      CHECK(same_bits(cells[2].n.d, y * a + 1));
+      CHECK(cells[3].b == (y * a != 12 && y + a < 20));
+      CHECK(cells[3].b == e.rows[i].cells.at(3).b);
+      for (std::size_t k = 0; k < 3; ++k) CHECK(cells[k].deps == t.rows[0].cells[k].deps);  // one signature
+    }
+  }
+}
