@@ -260,7 +260,7 @@ std::uint64_t SweepPoints::advance(const Domains& domains, std::size_t index, fa
 
 // One point through the compiled program, on its own.
 void SweepPoints::point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                             fast::PointRun& run, PointScratch& scratch, Dest dest) {
+                             fast::PointRun& run, PointScratch& scratch, const Dest& dest) {
   const std::uint64_t changed = advance(domains, index, run);
   prog.run(run.key, changed, run);
   point_out(ev, prog, domains, index, run, kNoLane, scratch, dest);
@@ -312,7 +312,7 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest) {
+                              std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, const Dest& dest) {
   std::uint64_t changed = inner_mask(domains);
   if (l > 0 && lanes && dest.head_only) {
     // A compact row reads no key: only the odometer moves (a block lies within one cycle of
@@ -361,7 +361,21 @@ void SweepPoints::lane_sources(const fast::SweepProgram& prog, const fast::Point
 // PointOut or a compact row. Provenance comes from the signature cache; a new signature is
 // evaluated once by the tree-walker, which must agree bit for bit.
 void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, Dest dest) {
+                            fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest) {
+  // A lane's head (Dest::head_only) that took the branches of this worker's last point, in a
+  // sweep without subject-to conditions or asserts: its provenance is the last point's and there
+  // is nothing else to read. The general path below finds the same, after its set-up.
+  if (dest.head_only && lane != kNoLane && run.status != fast::Status::bail && run.status != fast::Status::filtered &&
+      run.last_deps && prog.feasibility().empty() && prog.asserts().empty()) {
+    const std::size_t nsig = run.sig.size();
+    if (run.last_sig.size() == nsig &&
+        same_bytes(fast::SweepProgram::signature(run, lane), run.last_sig.data(), nsig)) {
+      CompactRows::Meta& m = dest.rows->meta[dest.row];
+      m = CompactRows::Meta{};
+      m.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+      return;
+    }
+  }
   PointOut* const o = dest.out;
   CompactRows::Meta* const meta = dest.rows ? &dest.rows->meta[dest.row] : nullptr;
   if (o) {

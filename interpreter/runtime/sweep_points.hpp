@@ -234,12 +234,12 @@ class SweepPoints {
     bool head_only = false;
   };
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                  fast::PointRun& run, PointScratch& scratch, Dest dest);
+                  fast::PointRun& run, PointScratch& scratch, const Dest& dest);
   [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
   bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, Dest dest);
+                   std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, const Dest& dest);
   void lane_rows(const fast::SweepProgram& prog, PointScratch& scratch, CompactRows& rows, std::size_t r0,
                  std::size_t n) const;
   // Compact rows' width for this program (its shown cells and the feasibility cell), and how
@@ -265,7 +265,7 @@ class SweepPoints {
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
-                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, Dest dest);
+                 fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest);
 
   Program& p_;
   const Stmt& s_;
