@@ -417,6 +417,14 @@ template <std::size_t Bytes>
 #define MLS_LD(row, k) (*reinterpret_cast<const typename V::DU*>(r + (row) + (k)*N))
 #define MLS_ST(row, k, v) (*reinterpret_cast<typename V::DU*>(r + (row) + (k)*N) = (v))
 #define MLS_ST_BITS(row, k, m) (*reinterpret_cast<typename V::IU*>(r + (row) + (k)*N) = (m)&one)
+#define MLS_LD_BITS(row, k) (*reinterpret_cast<const typename V::IU*>(r + (row) + (k)*N))
+/* Row `row` = m ? row x : row y, lane by lane (m a comparison's lanes, -1 or 0): the bits. */
+#define MLS_ST_SEL(row, k, m, x, y)                                             \
+  do {                                                                          \
+    const I sel_m = (m);                                                        \
+    const I sel_v = (MLS_LD_BITS(x, k) & sel_m) | (MLS_LD_BITS(y, k) & ~sel_m); \
+    *reinterpret_cast<typename V::IU*>(r + (row) + (k)*N) = sel_v;              \
+  } while (0)
 #define MLS_EACH_K(stmt) \
   for (std::size_t k = 0; k < K; ++k) stmt
 #define MLS_NEXT()                                \
@@ -425,242 +433,243 @@ template <std::size_t Bytes>
     i = code[pc++];                               \
     goto* labels[static_cast<std::size_t>(i.op)]; \
   } while (0)
-#define MLS_LANES_FUNCTION(NAME, BYTES)                                                                        \
-  bool NAME(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals, \
-            std::uint8_t* ran) {                                                                               \
-    using V = Vec<BYTES>;                                                                                      \
-    using D = V::D;                                                                                            \
-    using I = V::I;                                                                                            \
-    constexpr std::size_t W = kLanes, N = V::N, K = V::K;                                                      \
-    const Step* code = sched.code.data();                                                                      \
-    const double* imm = sched.imm.data();                                                                      \
-    const std::size_t n = sched.code.size();                                                                   \
-    /* A comparison's lanes (-1 or 0) stored as 1.0 or +0.0. */                                                \
-    const I one = I{} + std::bit_cast<std::int64_t>(1.0);                                                      \
-    /* The lane-wise loops for the operations with no vector form (library calls, rounding). */                \
-    auto each = [r](const Step& i, auto f) {                                                                   \
-      double t[W];                                                                                             \
-      for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);                                                \
-      std::copy_n(t, W, r + i.d);                                                                              \
-    };                                                                                                         \
-    /* Threaded dispatch, as in execute: each operation jumps to the next one's code. */                       \
-    static constexpr void* labels[] = {                                                                        \
-        &&L_movi, &&L_mov,   &&L_add, &&L_sub, &&L_mul,  &&L_div,          &&L_neg,   &&L_pow,      &&L_lt,    \
-        &&L_le,   &&L_gt,    &&L_ge,  &&L_eq,  &&L_ne,   &&L_not_,         &&L_floor, &&L_ceil,     &&L_round, \
-        &&L_abs,  &&L_sqrt,  &&L_exp, &&L_ln,  &&L_log2, &&L_log10,        &&L_powf,  &&L_erlang_c, &&L_max,   \
-        &&L_min,  &&L_clamp, &&L_jz,  &&L_jmp, &&L_mark, &&L_exit_if_zero, &&L_fail,  &&L_clear};              \
-    static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);                               \
-    std::size_t pc = 0;                                                                                        \
-    Step i{}; /* a copy: the rows' stores may alias the code */                                                \
-    MLS_NEXT();                                                                                                \
-    { /* never entered: the first MLS_NEXT jumps; the switch checks that every Op has its code */              \
-      switch (i.op) {                                                                                          \
-        case Op::movi:                                                                                         \
-        L_movi : {                                                                                             \
-          const D x = imm[i.a] - D{}; /* x - +0 is x, -0 included */                                           \
-          MLS_EACH_K(MLS_ST(i.d, k, x));                                                                       \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::mov:                                                                                          \
-        L_mov:                                                                                                 \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k)));                                                          \
-          MLS_NEXT();                                                                                          \
-        case Op::add:                                                                                          \
-        L_add:                                                                                                 \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k)));                                         \
-          MLS_NEXT();                                                                                          \
-        case Op::sub:                                                                                          \
-        L_sub:                                                                                                 \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k)));                                         \
-          MLS_NEXT();                                                                                          \
-        case Op::mul:                                                                                          \
-        L_mul:                                                                                                 \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k)));                                         \
-          MLS_NEXT();                                                                                          \
-        case Op::div:                                                                                          \
-        L_div : {                                                                                              \
-          I z{};                                                                                               \
-          MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);                                                                \
-          if (lanes_any(z)) return false;                                                                      \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));                                         \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::neg:                                                                                          \
-        L_neg:                                                                                                 \
-          MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k)));                                                         \
-          MLS_NEXT();                                                                                          \
-        case Op::pow:                                                                                          \
-        L_pow:                                                                                                 \
-          for (std::size_t l = 0; l < W; ++l) {                                                                \
-            if (pow_outside(r[i.a + l], r[i.b + l])) return false;                                             \
-          }                                                                                                    \
-          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                   \
-          MLS_NEXT();                                                                                          \
-        case Op::powf:                                                                                         \
-        L_powf:                                                                                                \
-          for (std::size_t l = 0; l < W; ++l) {                                                                \
-            if (powf_outside(r[i.a + l], r[i.b + l])) return false;                                            \
-          }                                                                                                    \
-          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                   \
-          MLS_NEXT();                                                                                          \
-        case Op::lt:                                                                                           \
-        L_lt:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k)));                                    \
-          MLS_NEXT();                                                                                          \
-        case Op::le:                                                                                           \
-        L_le:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k)));                                   \
-          MLS_NEXT();                                                                                          \
-        case Op::gt:                                                                                           \
-        L_gt:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k)));                                    \
-          MLS_NEXT();                                                                                          \
-        case Op::ge:                                                                                           \
-        L_ge:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k)));                                   \
-          MLS_NEXT();                                                                                          \
-        case Op::eq:                                                                                           \
-        L_eq:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k)));                                   \
-          MLS_NEXT();                                                                                          \
-        case Op::ne:                                                                                           \
-        L_ne:                                                                                                  \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k)));                                   \
-          MLS_NEXT();                                                                                          \
-        case Op::not_:                                                                                         \
-        L_not_:                                                                                                \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0));                                                \
-          MLS_NEXT();                                                                                          \
-        case Op::floor:                                                                                        \
-        L_floor:                                                                                               \
-          each(i, [](double x) { return std::floor(x); });                                                     \
-          MLS_NEXT();                                                                                          \
-        case Op::ceil:                                                                                         \
-        L_ceil:                                                                                                \
-          each(i, [](double x) { return std::ceil(x); });                                                      \
-          MLS_NEXT();                                                                                          \
-        case Op::round:                                                                                        \
-        L_round:                                                                                               \
-          each(i, [](double x) { return std::round(x); });                                                     \
-          MLS_NEXT();                                                                                          \
-        case Op::abs:                                                                                          \
-        L_abs:                                                                                                 \
-          each(i, [](double x) { return x < 0 ? -x : x; });                                                    \
-          MLS_NEXT();                                                                                          \
-        case Op::sqrt:                                                                                         \
-        L_sqrt : {                                                                                             \
-          I neg{};                                                                                             \
-          MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);                                                               \
-          if (lanes_any(neg)) return false;                                                                    \
-          each(i, [](double x) { return std::sqrt(x); });                                                      \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::exp:                                                                                          \
-        L_exp:                                                                                                 \
-          each(i, [](double x) { return std::exp(x); });                                                       \
-          MLS_NEXT();                                                                                          \
-        case Op::ln:                                                                                           \
-        L_ln:                                                                                                  \
-        case Op::log2:                                                                                         \
-        L_log2:                                                                                                \
-        case Op::log10:                                                                                        \
-        L_log10 : {                                                                                            \
-          I bad{};                                                                                             \
-          MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);                                                              \
-          if (lanes_any(bad)) return false;                                                                    \
-          if (i.op == Op::ln)                                                                                  \
-            each(i, [](double x) { return std::log(x); });                                                     \
-          else if (i.op == Op::log2)                                                                           \
-            each(i, [](double x) { return std::log2(x); });                                                    \
-          else                                                                                                 \
-            each(i, [](double x) { return std::log10(x); });                                                   \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::max:                                                                                          \
-        L_max:                                                                                                 \
-        case Op::min:                                                                                          \
-        L_min : {                                                                                              \
-          double t[W];                                                                                         \
-          for (std::size_t l = 0; l < W; ++l) {                                                                \
-            const double a = r[i.a + l], b = r[i.b + l];                                                       \
-            const bool take_b = i.op == Op::max ? b > a : b < a;                                               \
-            vals[i.s * W + l] = take_b ? 1 : 0;                                                                \
-            t[l] = take_b ? b : a;                                                                             \
-          }                                                                                                    \
-          std::copy_n(t, W, r + i.d);                                                                          \
-          ran[i.s] = 1;                                                                                        \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::clamp:                                                                                        \
-        L_clamp : {                                                                                            \
-          I bad{};                                                                                             \
-          MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));                                                  \
-          if (lanes_any(bad)) return false;                                                                    \
-          double t[W];                                                                                         \
-          for (std::size_t l = 0; l < W; ++l) {                                                                \
-            const double x = r[i.a + l], lo = r[i.b + l], hi = r[i.c + l];                                     \
-            const std::uint8_t take = x < lo ? 1 : (x > hi ? 2 : 0);                                           \
-            vals[i.s * W + l] = take;                                                                          \
-            t[l] = take == 1 ? lo : take == 2 ? hi : x;                                                        \
-          }                                                                                                    \
-          std::copy_n(t, W, r + i.d);                                                                          \
-          ran[i.s] = 1;                                                                                        \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::erlang_c:                                                                                     \
-        L_erlang_c : {                                                                                         \
-          double t[W];                                                                                         \
-          for (std::size_t l = 0; l < W; ++l) {                                                                \
-            const double servers = r[i.a + l], load = r[i.b + l];                                              \
-            if (erlang_c_outside(servers, load)) return false;                                                 \
-            t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);                             \
-          }                                                                                                    \
-          std::copy_n(t, W, r + i.d);                                                                          \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::jz:                                                                                           \
-        L_jz : {                                                                                               \
-          /* A branch the lanes decide differently: they cannot go on together. */                             \
-          I all = I{} - 1, some{};                                                                             \
-          MLS_EACH_K({                                                                                         \
-            const I z = MLS_LD(i.a, k) == 0;                                                                   \
-            all &= z;                                                                                          \
-            some |= z;                                                                                         \
-          });                                                                                                  \
-          if (!lanes_any(some)) MLS_NEXT();                                                                    \
-          if (lanes_any(~all)) return false;                                                                   \
-          pc = i.d;                                                                                            \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::jmp:                                                                                          \
-        L_jmp:                                                                                                 \
-          pc = i.d;                                                                                            \
-          MLS_NEXT();                                                                                          \
-        case Op::mark:                                                                                         \
-        L_mark:                                                                                                \
-          common[i.s] = static_cast<std::uint8_t>(imm[i.a]);                                                   \
-          MLS_NEXT();                                                                                          \
-        case Op::exit_if_zero:                                                                                 \
-        L_exit_if_zero : {                                                                                     \
-          /* Filtered points run one by one (a filtered point makes the next one start afresh). */             \
-          I z{};                                                                                               \
-          MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);                                                                \
-          if (lanes_any(z)) return false;                                                                      \
-          MLS_NEXT();                                                                                          \
-        }                                                                                                      \
-        case Op::fail:                                                                                         \
-        L_fail:                                                                                                \
-          return false;                                                                                        \
-        case Op::clear:                                                                                        \
-        L_clear:                                                                                               \
-          for (std::uint32_t slot : c.region_slots[i.a]) {                                                     \
-            common[slot] = 0xff;                                                                               \
-            ran[slot] = 0;                                                                                     \
-          }                                                                                                    \
-          MLS_NEXT();                                                                                          \
-      }                                                                                                        \
-    }                                                                                                          \
-    return true;                                                                                               \
+#define MLS_LANES_FUNCTION(NAME, BYTES)                                                                               \
+  bool NAME(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals,        \
+            std::uint8_t* ran) {                                                                                      \
+    using V = Vec<BYTES>;                                                                                             \
+    using D = V::D;                                                                                                   \
+    using I = V::I;                                                                                                   \
+    constexpr std::size_t W = kLanes, N = V::N, K = V::K;                                                             \
+    const Step* code = sched.code.data();                                                                             \
+    const double* imm = sched.imm.data();                                                                             \
+    const std::size_t n = sched.code.size();                                                                          \
+    /* A comparison's lanes (-1 or 0) stored as 1.0 or +0.0. */                                                       \
+    const I one = I{} + std::bit_cast<std::int64_t>(1.0);                                                             \
+    /* The lane-wise loops for the operations with no vector form (library calls, rounding). */                       \
+    auto each = [r](const Step& i, auto f) {                                                                          \
+      double t[W];                                                                                                    \
+      for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);                                                       \
+      std::copy_n(t, W, r + i.d);                                                                                     \
+    };                                                                                                                \
+    /* Threaded dispatch, as in execute: each operation jumps to the next one's code. */                              \
+    static constexpr void* labels[] = {                                                                               \
+        &&L_movi, &&L_mov,   &&L_add, &&L_sub, &&L_mul,  &&L_div,          &&L_neg,   &&L_pow,      &&L_lt,           \
+        &&L_le,   &&L_gt,    &&L_ge,  &&L_eq,  &&L_ne,   &&L_not_,         &&L_floor, &&L_ceil,     &&L_round,        \
+        &&L_abs,  &&L_sqrt,  &&L_exp, &&L_ln,  &&L_log2, &&L_log10,        &&L_powf,  &&L_erlang_c, &&L_max,          \
+        &&L_min,  &&L_clamp, &&L_jz,  &&L_jmp, &&L_mark, &&L_exit_if_zero, &&L_fail,  &&L_clear};                     \
+    static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);                                      \
+    std::size_t pc = 0;                                                                                               \
+    Step i{}; /* a copy: the rows' stores may alias the code */                                                       \
+    MLS_NEXT();                                                                                                       \
+    { /* never entered: the first MLS_NEXT jumps; the switch checks that every Op has its code */                     \
+      switch (i.op) {                                                                                                 \
+        case Op::movi:                                                                                                \
+        L_movi : {                                                                                                    \
+          const D x = imm[i.a] - D{}; /* x - +0 is x, -0 included */                                                  \
+          MLS_EACH_K(MLS_ST(i.d, k, x));                                                                              \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::mov:                                                                                                 \
+        L_mov:                                                                                                        \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k)));                                                                 \
+          MLS_NEXT();                                                                                                 \
+        case Op::add:                                                                                                 \
+        L_add:                                                                                                        \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k)));                                                \
+          MLS_NEXT();                                                                                                 \
+        case Op::sub:                                                                                                 \
+        L_sub:                                                                                                        \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k)));                                                \
+          MLS_NEXT();                                                                                                 \
+        case Op::mul:                                                                                                 \
+        L_mul:                                                                                                        \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k)));                                                \
+          MLS_NEXT();                                                                                                 \
+        case Op::div:                                                                                                 \
+        L_div : {                                                                                                     \
+          I z{};                                                                                                      \
+          MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);                                                                       \
+          if (lanes_any(z)) return false;                                                                             \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));                                                \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::neg:                                                                                                 \
+        L_neg:                                                                                                        \
+          MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k)));                                                                \
+          MLS_NEXT();                                                                                                 \
+        case Op::pow:                                                                                                 \
+        L_pow:                                                                                                        \
+          for (std::size_t l = 0; l < W; ++l) {                                                                       \
+            if (pow_outside(r[i.a + l], r[i.b + l])) return false;                                                    \
+          }                                                                                                           \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::powf:                                                                                                \
+        L_powf:                                                                                                       \
+          for (std::size_t l = 0; l < W; ++l) {                                                                       \
+            if (powf_outside(r[i.a + l], r[i.b + l])) return false;                                                   \
+          }                                                                                                           \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::lt:                                                                                                  \
+        L_lt:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k)));                                           \
+          MLS_NEXT();                                                                                                 \
+        case Op::le:                                                                                                  \
+        L_le:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::gt:                                                                                                  \
+        L_gt:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k)));                                           \
+          MLS_NEXT();                                                                                                 \
+        case Op::ge:                                                                                                  \
+        L_ge:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::eq:                                                                                                  \
+        L_eq:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::ne:                                                                                                  \
+        L_ne:                                                                                                         \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k)));                                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::not_:                                                                                                \
+        L_not_:                                                                                                       \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0));                                                       \
+          MLS_NEXT();                                                                                                 \
+        case Op::floor:                                                                                               \
+        L_floor:                                                                                                      \
+          each(i, [](double x) { return std::floor(x); });                                                            \
+          MLS_NEXT();                                                                                                 \
+        case Op::ceil:                                                                                                \
+        L_ceil:                                                                                                       \
+          each(i, [](double x) { return std::ceil(x); });                                                             \
+          MLS_NEXT();                                                                                                 \
+        case Op::round:                                                                                               \
+        L_round:                                                                                                      \
+          each(i, [](double x) { return std::round(x); });                                                            \
+          MLS_NEXT();                                                                                                 \
+        case Op::abs:                                                                                                 \
+        L_abs:                                                                                                        \
+          each(i, [](double x) { return x < 0 ? -x : x; });                                                           \
+          MLS_NEXT();                                                                                                 \
+        case Op::sqrt:                                                                                                \
+        L_sqrt : {                                                                                                    \
+          I neg{};                                                                                                    \
+          MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);                                                                      \
+          if (lanes_any(neg)) return false;                                                                           \
+          each(i, [](double x) { return std::sqrt(x); });                                                             \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::exp:                                                                                                 \
+        L_exp:                                                                                                        \
+          each(i, [](double x) { return std::exp(x); });                                                              \
+          MLS_NEXT();                                                                                                 \
+        case Op::ln:                                                                                                  \
+        L_ln:                                                                                                         \
+        case Op::log2:                                                                                                \
+        L_log2:                                                                                                       \
+        case Op::log10:                                                                                               \
+        L_log10 : {                                                                                                   \
+          I bad{};                                                                                                    \
+          MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);                                                                     \
+          if (lanes_any(bad)) return false;                                                                           \
+          if (i.op == Op::ln)                                                                                         \
+            each(i, [](double x) { return std::log(x); });                                                            \
+          else if (i.op == Op::log2)                                                                                  \
+            each(i, [](double x) { return std::log2(x); });                                                           \
+          else                                                                                                        \
+            each(i, [](double x) { return std::log10(x); });                                                          \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::max:                                                                                                 \
+        L_max:                                                                                                        \
+        case Op::min:                                                                                                 \
+        L_min : {                                                                                                     \
+          /* Whole vectors: each lane takes b where it compares so (its bits, as a move copies them). */              \
+          const bool is_max = i.op == Op::max;                                                                        \
+          for (std::size_t k = 0; k < K; ++k) {                                                                       \
+            const D a = MLS_LD(i.a, k), b = MLS_LD(i.b, k);                                                           \
+            const I take_b = is_max ? b > a : b < a;                                                                  \
+            MLS_ST_SEL(i.d, k, take_b, i.b, i.a);                                                                     \
+            for (std::size_t j = 0; j < N; ++j) vals[i.s * W + k * N + j] = static_cast<std::uint8_t>(take_b[j] & 1); \
+          }                                                                                                           \
+          ran[i.s] = 1;                                                                                               \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::clamp:                                                                                               \
+        L_clamp : {                                                                                                   \
+          I bad{};                                                                                                    \
+          MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));                                                         \
+          if (lanes_any(bad)) return false;                                                                           \
+          for (std::size_t k = 0; k < K; ++k) {                                                                       \
+            const D x = MLS_LD(i.a, k), lo = MLS_LD(i.b, k), hi = MLS_LD(i.c, k);                                     \
+            const I below = x < lo, above = ~below & (x > hi);                                                        \
+            const I v = (MLS_LD_BITS(i.b, k) & below) | (MLS_LD_BITS(i.c, k) & above) |                               \
+                        (MLS_LD_BITS(i.a, k) & ~(below | above));                                                     \
+            *reinterpret_cast<typename V::IU*>(r + i.d + k * N) = v;                                                  \
+            for (std::size_t j = 0; j < N; ++j)                                                                       \
+              vals[i.s * W + k * N + j] = static_cast<std::uint8_t>((below[j] & 1) | (above[j] & 2));                 \
+          }                                                                                                           \
+          ran[i.s] = 1;                                                                                               \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::erlang_c:                                                                                            \
+        L_erlang_c : {                                                                                                \
+          double t[W];                                                                                                \
+          for (std::size_t l = 0; l < W; ++l) {                                                                       \
+            const double servers = r[i.a + l], load = r[i.b + l];                                                     \
+            if (erlang_c_outside(servers, load)) return false;                                                        \
+            t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);                                    \
+          }                                                                                                           \
+          std::copy_n(t, W, r + i.d);                                                                                 \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::jz:                                                                                                  \
+        L_jz : {                                                                                                      \
+          /* A branch the lanes decide differently: they cannot go on together. */                                    \
+          I all = I{} - 1, some{};                                                                                    \
+          MLS_EACH_K({                                                                                                \
+            const I z = MLS_LD(i.a, k) == 0;                                                                          \
+            all &= z;                                                                                                 \
+            some |= z;                                                                                                \
+          });                                                                                                         \
+          if (!lanes_any(some)) MLS_NEXT();                                                                           \
+          if (lanes_any(~all)) return false;                                                                          \
+          pc = i.d;                                                                                                   \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::jmp:                                                                                                 \
+        L_jmp:                                                                                                        \
+          pc = i.d;                                                                                                   \
+          MLS_NEXT();                                                                                                 \
+        case Op::mark:                                                                                                \
+        L_mark:                                                                                                       \
+          common[i.s] = static_cast<std::uint8_t>(imm[i.a]);                                                          \
+          MLS_NEXT();                                                                                                 \
+        case Op::exit_if_zero:                                                                                        \
+        L_exit_if_zero : {                                                                                            \
+          /* Filtered points run one by one (a filtered point makes the next one start afresh). */                    \
+          I z{};                                                                                                      \
+          MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);                                                                       \
+          if (lanes_any(z)) return false;                                                                             \
+          MLS_NEXT();                                                                                                 \
+        }                                                                                                             \
+        case Op::fail:                                                                                                \
+        L_fail:                                                                                                       \
+          return false;                                                                                               \
+        case Op::clear:                                                                                               \
+        L_clear:                                                                                                      \
+          for (std::uint32_t slot : c.region_slots[i.a]) {                                                            \
+            common[slot] = 0xff;                                                                                      \
+            ran[slot] = 0;                                                                                            \
+          }                                                                                                           \
+          MLS_NEXT();                                                                                                 \
+      }                                                                                                               \
+    }                                                                                                                 \
+    return true;                                                                                                      \
   }
 
 #pragma GCC diagnostic push
@@ -679,6 +688,8 @@ MLS_LANES_FUNCTION(execute_lanes_base, 16)
 #undef MLS_LD
 #undef MLS_ST
 #undef MLS_ST_BITS
+#undef MLS_LD_BITS
+#undef MLS_ST_SEL
 
     bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
                        std::uint8_t* vals, std::uint8_t* ran) {

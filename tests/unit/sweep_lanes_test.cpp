@@ -275,3 +275,46 @@ TEST_CASE("a lane block's rows share provenance but keep their own feasibility")
     }
   }
 }
+
+// The same max/min/clamp arms taken in lane blocks and by points run one by one (the `where`
+// sends a block's points one by one: the first and last blocks of y for a = 1 and 2, lanes for
+// a = 3): each arm's cells have one provenance wherever they were computed, so the lanes mark
+// each arm as the scalar machine does (a mislabelled arm would share a signature with another
+// arm, whose provenance differs: clamp's three arms read a, the constant 30 and y).
+TEST_CASE("max/min/clamp arms marked alike in lanes and one by one") {
+  const char* const shows[] = {"clamp(y, a + 4, 30)", "max(y, 20 + a)", "min(y, 20 + a)"};
+  for (std::size_t f = 0; f < 3; ++f) {
+    const std::string src = std::string("sweep t over a in [1, 2, 3], y in 1..40 {\n") +
+                            "  where y != 6 * a - 4 and y != 35 - a\n  show c = " + shows[f] + "\n}\n";
+    for (unsigned threads : {1u, 2u}) {
+      const Outcome o = run(src, 0, threads);
+      REQUIRE(o.result.has_value());
+      const Table& t = o.result->tables.at(0);
+      CHECK(t.engine == "binary64, compiled");
+      REQUIRE(t.rows.size() == 114);
+      std::map<int, DepSet> deps_of_arm;
+      std::size_t i = 0;
+      for (double a : {1.0, 2.0, 3.0})
+        for (double y = 1; y <= 40; ++y) {
+          if (y == 6 * a - 4 || y == 35 - a) continue;
+          int arm = 0;
+          double want = y;
+          if (f == 0) {
+            arm = y < a + 4 ? 1 : y > 30 ? 2 : 0;
+            want = arm == 1 ? a + 4 : arm == 2 ? 30 : y;
+          } else {
+            arm = f == 1 ? 20 + a > y : 20 + a < y;
+            want = arm ? 20 + a : y;
+          }
+          const Value& cell = t.rows.at(i++).cells.at(0);
+          INFO(shows[f] << " threads " << threads << " a " << a << " y " << y);
+          CHECK(same_bits(cell.n.d, want));
+          const auto [it, first] = deps_of_arm.emplace(arm, cell.deps);
+          if (!first) CHECK(cell.deps == it->second);
+        }
+      REQUIRE(deps_of_arm.size() == (f == 0 ? 3u : 2u));
+      CHECK(deps_of_arm[0] != deps_of_arm[1]);
+      if (f == 0) CHECK(deps_of_arm[1] != deps_of_arm[2]);
+    }
+  }
+}
