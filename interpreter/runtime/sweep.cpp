@@ -445,9 +445,9 @@ class SweepRunner {
         out.rows.reset(end - begin, compact_width_);
       else
         out.outs.resize(end - begin);
-      auto dest = [&](std::size_t i) {
-        return compact_ ? SweepPoints::Dest{nullptr, &out.rows, i - begin}
-                        : SweepPoints::Dest{&out.outs[i - begin], nullptr, 0};
+      auto dest = [&](std::size_t i, bool head_only = false) {
+        return compact_ ? SweepPoints::Dest{nullptr, &out.rows, i - begin, head_only}
+                        : SweepPoints::Dest{&out.outs[i - begin], nullptr, 0, false};
       };
       // Compiled points describe themselves (PointOut::described) against the chunk's previous
       // row, and as displayable once the table's units are known.
@@ -473,13 +473,11 @@ class SweepRunner {
           }
           if (prog && i < block_end) {
             // A lane block's compact rows: each row's head, then all their cells at once. (The
-            // Dest goes by reference: a Dest just made and then copied to the call, 16 bytes at a
+            // Dest goes by reference, a temporary: a named Dest copied to the call, 16 bytes at a
             // time over its 8-byte and 1-byte stores, stalled every point on stores that could
             // not be forwarded to the copy's loads.)
             const bool head_only = compact_ && lanes;
-            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows,
-                             compact_ ? SweepPoints::Dest{nullptr, &out.rows, i - begin, head_only}
-                                      : SweepPoints::Dest{&out.outs[i - begin], nullptr, 0, false});
+            pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, dest(i, head_only));
             if (head_only && i + 1 == block_end)
               pts_.lane_rows(*prog, rows, out.rows, block - begin, block_end - block);
           } else if (prog) {
