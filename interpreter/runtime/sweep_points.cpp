@@ -29,6 +29,15 @@ bool same_bytes(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
   return true;
 }
 
+// A compact row's head with the provenance of this worker's last point (run.last_deps, the
+// deps vector of the last signature point_out found), flags and delta cleared.
+CompactRows::Meta& last_point_head(const SweepPoints::Dest& dest, const fast::PointRun& run) {
+  CompactRows::Meta& m = dest.rows->meta[dest.row];
+  m = CompactRows::Meta{};
+  m.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+  return m;
+}
+
 }  // namespace
 
 SweepPoints::SweepPoints(Program& p, const Stmt& s) : p_(p), s_(s) {
@@ -329,9 +338,7 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
   // differs between them) and have no asserts: lane 0's provenance, which point_out found
   // (it left it as run.last_deps, as it would find it again for this lane).
   if (lanes && l > 0 && dest.head_only && run.lanes_same_sig && run.last_deps && prog.asserts().empty()) {
-    CompactRows::Meta& m = dest.rows->meta[dest.row];
-    m = CompactRows::Meta{};
-    m.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    CompactRows::Meta& m = last_point_head(dest, run);
     for (const auto& f : prog.feasibility())
       if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;
     return;
@@ -370,9 +377,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     const std::size_t nsig = run.sig.size();
     if (run.last_sig.size() == nsig &&
         same_bytes(fast::SweepProgram::signature(run, lane), run.last_sig.data(), nsig)) {
-      CompactRows::Meta& m = dest.rows->meta[dest.row];
-      m = CompactRows::Meta{};
-      m.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+      last_point_head(dest, run);
       return;
     }
   }
