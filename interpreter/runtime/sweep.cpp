@@ -52,6 +52,10 @@ class ChunkRows : public RowBlock {
   [[nodiscard]] std::size_t width() const override { return cells_.kinds.size(); }
   [[nodiscard]] bool number_column(std::size_t c) const override { return cells_.kinds[c] == fast::Slot::K::num; }
   [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(index_[i]); }
+  [[nodiscard]] const double* contiguous() const override {
+    if (index_.empty() || index_.back() - index_.front() + 1 != index_.size()) return nullptr;
+    return rows_->row(index_.front());
+  }
   void row(std::size_t i, Row& out) const override {
     const std::size_t r = index_[i];
     cells_.materialize(*rows_, r, out.cells);
