@@ -461,7 +461,9 @@ class SweepRunner {
         check = cell_check_;
       }
       rows.chunk(s_.kind == SK::sweep, check.get());
-      // Compiled points run in blocks over the innermost binding where they can (run_block).
+      // Compiled points run in blocks over the innermost binding, or the two innermost ones,
+      // where they can (run_block); a wide block whose lanes cannot run together (a branch
+      // they decide differently, ...) is tried again as a narrow one (block_size).
       std::size_t block = 0, block_end = 0;
       bool lanes = false;
       for (std::size_t i = begin; i < end; ++i) {
@@ -473,6 +475,11 @@ class SweepRunner {
               block = i;
               block_end = i + n;
               lanes = pts_.run_block(*prog, domains, i, n, scratch);
+              const std::size_t n1 = lanes ? n : pts_.block_size(domains, i, end, false);
+              if (n1 < n) {
+                block_end = i + n1;
+                lanes = n1 > 1 && pts_.run_block(*prog, domains, i, n1, scratch);
+              }
             }
           }
           if (prog && i < block_end) {
