@@ -683,10 +683,11 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
       for (const auto& v : d.front()) first_key.push_back(v);
     }
     comp.body(s, first_key);
-    const OptStats opt = optimise(*sp->c_);  // fastpath_opt.cpp: common subexpressions, copies, dead code
+    // fastpath_opt.cpp: common subexpressions, copies, folds, dead code.
+    const OptStats opt = optimise(*sp->c_, input_ranges(*sp->c_, domains));
     if (std::getenv("MLS_DEBUG_FAST"))
-      std::fprintf(stderr, "optimised: %zu -> %zu instructions (%zu common, %zu copies, %zu dead)\n", opt.before,
-                   opt.after, opt.cse, opt.copies, opt.dead);
+      std::fprintf(stderr, "optimised: %zu -> %zu instructions (%zu common, %zu copies, %zu folded, %zu dead)\n",
+                   opt.before, opt.after, opt.cse, opt.copies, opt.folded, opt.dead);
     comp.masks();
     if (std::getenv("MLS_DEBUG_FAST_CODE")) dump(*sp->c_, stderr);
   } catch (const Unsupported& u) {

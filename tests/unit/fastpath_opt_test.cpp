@@ -61,6 +61,7 @@ Run run_code(const Compiled& c, double x, double y) {
         put(r[i.a] / r[i.b]);
         break;
       case FOp::gt: r[i.d] = r[i.a] > r[i.b]; break;
+      case FOp::lt: r[i.d] = r[i.a] < r[i.b]; break;
       case FOp::not_: r[i.d] = r[i.a] == 0; break;
       case FOp::max:
         out.sig[i.s] = r[i.b] > r[i.a];
@@ -99,6 +100,26 @@ std::size_t count(const Compiled& c, FOp op) {
   std::size_t n = 0;
   for (const Ins& i : c.code) n += i.op == op;
   return n;
+}
+
+void same_runs(const Compiled& before, const Compiled& after, double x, double y) {
+  INFO("x " << x << " y " << y);
+  const Run want = run_code(before, x, y), got = run_code(after, x, y);
+  CHECK(want.failed == got.failed);
+  CHECK(want.sig == got.sig);
+  REQUIRE(want.cells.size() == got.cells.size());
+  for (std::size_t k = 0; k < want.cells.size(); ++k) CHECK(same_bits(want.cells[k], got.cells[k]));
+}
+
+Compiled two_inputs(std::uint32_t nregs, std::uint32_t nslots) {
+  Compiled c;
+  c.nregs = nregs;
+  c.nslots = nslots;
+  CVal bx, by;
+  bx.reg = 0;
+  by.reg = 1;
+  c.binding_shapes = {bx, by};
+  return c;
 }
 
 }  // namespace
@@ -166,6 +187,74 @@ TEST_CASE("the optimiser shares what dominates, never across arms, and keeps wha
     }
 }
 
+// x in [1, 10], y in [-1, 1] (their domains). 1 / x cannot fail, 1 / y can (y = 0); 0 * x is
+// +0, so x + 0 * x is x; y + 0 * x is not y when y is -0; (x * 2) * 0.5 is x, (x * 3) * 4 is
+// x * 12 (x * 3 is normal: scaling it by 4 rounds as scaling x * 12 does).
+TEST_CASE("the optimiser drops what provably cannot fail and folds +0 and exact scalings") {
+  Compiled c = two_inputs(20, 0);
+  c.constants = {{2, 0.0}, {3, 1.0}, {9, 2.0}, {10, 0.5}, {14, 3.0}, {17, 4.0}};
+  c.code = {
+      ins(FOp::div, 4, 3, 0),     // 0 1 / x, unread: goes
+      ins(FOp::div, 5, 3, 1),     // 1 1 / y, unread: stays
+      ins(FOp::mul, 6, 2, 0),     // 2 0 * x: +0
+      ins(FOp::add, 7, 0, 6),     // 3 x + 0 * x: x
+      ins(FOp::add, 8, 1, 6),     // 4 y + 0 * x: stays
+      ins(FOp::mul, 11, 0, 9),    // 5 x * 2
+      ins(FOp::mul, 12, 11, 10),  // 6 (x * 2) * 0.5: x
+      ins(FOp::mul, 13, 1, 2),    // 7 y * 0: -0 for negative y, stays
+      ins(FOp::mul, 15, 0, 14),   // 8 x * 3
+      ins(FOp::mul, 16, 15, 17),  // 9 (x * 3) * 4: x * 12
+  };
+  c.cells = {cell(7), cell(8), cell(12), cell(13), cell(16)};
+  const Compiled before = c;
+  const std::vector<mls::fast::InputRange> inputs = {{0, 1, 10, true}, {1, -1, 1, false}};
+  mls::fast::optimise(c, inputs);
+  CHECK(count(c, FOp::div) == 1);
+  REQUIRE(c.code.size() == 4);
+  CHECK(c.code[0].op == FOp::div);
+  CHECK(c.code[0].b == 1);
+  CHECK(c.code[1].op == FOp::add);  // y + 0
+  CHECK(c.code[2].op == FOp::mul);  // y * 0
+  CHECK(c.code[3].op == FOp::mul);  // x * 12
+  CHECK(c.code[3].a == 0);
+  CHECK(c.cells[4].reg == c.code[3].d);
+  CHECK(c.cells[0].reg == 0);
+  CHECK(c.cells[2].reg == 0);
+  for (double x : {1.0, 2.5, 10.0})
+    for (double y : {-1.0, -0.0, 0.0, 0.5, 1.0}) same_runs(before, c, x, y);
+  // Without the domains nothing is known: everything stays.
+  Compiled blind = before;
+  mls::fast::optimise(blind);
+  CHECK(count(blind, FOp::div) == 2);
+  CHECK(blind.code.size() == before.code.size());
+}
+
+// b = x < 1; `b or false` writes +0 where b is +0 (the arm that runs when not b is not zero)
+// and b elsewhere: it is b, and its `not` the same as b's.
+TEST_CASE("a branch result that is its condition on every arm is the condition") {
+  Compiled c = two_inputs(10, 1);
+  c.constants = {{6, 1.0}};
+  c.code = {
+      ins(FOp::lt, 2, 0, 6),          // 0 b = x < 1
+      ins(FOp::not_, 3, 2),           // 1 not b
+      ins(FOp::jz, 6, 3),             // 2 b -> 6
+      ins(FOp::mark, 0, 0, 0, 0, 1),  // 3
+      ins(FOp::movi, 4, 0, 0, 0, 0),  // 4 r = false (b is +0 here)
+      ins(FOp::jmp, 8),               // 5
+      ins(FOp::mark, 0, 0, 0, 0, 0),  // 6
+      ins(FOp::mov, 4, 2),            // 7 r = b
+      ins(FOp::not_, 5, 4),           // 8 not r
+  };
+  c.regions = {{1, 8, 2, 0}};
+  c.cells = {cell(4), cell(5)};
+  const Compiled before = c;
+  mls::fast::optimise(c, {{0, -2, 2, false}});
+  CHECK(c.code.size() == 6);  // the two writes of r and the second `not` gone
+  CHECK(c.cells[0].reg == 2);
+  CHECK(c.cells[1].reg == 3);
+  for (double x : {-2.0, 0.0, 0.5, 1.0, 2.0}) same_runs(before, c, x, 0);
+}
+
 namespace {
 
 std::optional<RunResult> run_src(const std::string& src, unsigned threads) {
@@ -191,7 +280,9 @@ TEST_CASE("shared subexpressions give the exact path's bits on every arm") {
       "sweep t over a in [1, 2, 3], y in 1..40 {\n"
       "  let z = if y > 13 then y * a / 3 + f(y, a) else y - a\n"
       "  let w = y * a / 3 + f(y, a)\n"
-      "  show a, y, z, w, s = z + w * f(y, a), m = max(z, w) + y * a\n"
+      "  let bad = (y < 1 or a > 3) or y > 40\n"
+      "  show a, y, z, w, s = z + w * f(y, a), m = max(z, w) + y * a,\n"
+      "       v = if bad then 0 else y * 0 + a * 2 / 2 + y / a / (a + y)\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
     const auto fast = run_src(src, threads);
@@ -202,7 +293,8 @@ TEST_CASE("shared subexpressions give the exact path's bits on every arm") {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const double a = static_cast<double>(i / 40 + 1), y = static_cast<double>(i % 40 + 1);
       const double f = y * a + y / a, w = y * a / 3 + f, z = y > 13 ? y * a / 3 + f : y - a;
-      const std::vector<double> want = {a, y, z, w, z + w * f, (z > w ? z : w) + y * a};
+      const double v = y * 0 + a * 2 / 2 + y / a / (a + y);
+      const std::vector<double> want = {a, y, z, w, z + w * f, (z > w ? z : w) + y * a, v};
       REQUIRE(t.rows[i].cells.size() == want.size());
       for (std::size_t k = 0; k < want.size(); ++k) {
         INFO("threads " << threads << " a " << a << " y " << y << " column " << k);
