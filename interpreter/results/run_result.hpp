@@ -148,6 +148,10 @@ class RowBlock {
   [[nodiscard]] virtual const double* numbers(std::size_t r) const = 0;
   // Row r as table_row receives it (rows asked in order are made fastest).
   virtual void row(std::size_t r, Row& out) const = 0;
+  // Every row's cells in one array, row r's at [r * width(), (r + 1) * width()) (numbers(r)),
+  // when the rows lie so (a chunk none of whose rows was filtered out), else null: a sink that
+  // only reads numbers then takes the whole block without a call per row.
+  [[nodiscard]] virtual const double* contiguous() const { return nullptr; }
 };
 
 // Receives a run's output in source order; sweeps stream their rows, so a million-point

@@ -118,9 +118,10 @@ struct LaneSchedule {
   std::vector<double> imm;
   std::vector<std::uint32_t> reg_of_row;  // row -> register
   std::vector<std::int32_t> row_of_reg;   // register -> row (-1: not touched, read from PointRun::regs)
-  // Rows that start as the register, all but those written on every path (a register is
-  // defined once, SSA, or in each arm of a branch): those no step writes, the block's inputs,
-  // and those written on some paths only.
+  // Rows that start as the register: those no step writes (the block's inputs), and those
+  // some path reads before writing them or leaves unwritten for an output to read (shared);
+  // a row written before any read on every path (a temporary, a value each arm of a branch
+  // defines) starts as anything.
   std::vector<std::uint32_t> inputs, shared;
   std::vector<std::uint32_t> constants;   // inputs that hold a constant (Compiled::constants)
   std::vector<std::uint32_t> leaves;      // the innermost binding's registers (bound per lane)
@@ -128,8 +129,10 @@ struct LaneSchedule {
   std::vector<std::uint32_t> lane_slots;  // signature slots of its max/min/clamp steps (per lane)
 };
 
-// Points per lane block: a block's points share everything but the innermost sweep variable.
-inline constexpr std::size_t kLanes = 8;
+// Points per lane block, at most: a block's points share everything but the innermost sweep
+// variable, or the two innermost ones (whole cycles of the innermost). A row holds kLanes
+// doubles; a block of n points runs 8, 16 or 32 of them (the fewest that hold n).
+inline constexpr std::size_t kLanes = 32;
 
 // Status of one point.
 enum class Status : std::uint8_t { ok, filtered, bail };
@@ -162,6 +165,8 @@ struct PointRun {
   std::vector<std::uint8_t> lane_common, lane_vals, lane_ran;
   std::vector<std::uint32_t> lane_ran_slots;  // the max/min/clamp slots that ran (all lanes alike)
   bool lanes_same_sig = false;                // the last run_lanes' points 0..n-1 share one signature
+  std::uint64_t block_dirty = 0;              // the key positions the last lane block's points differ in
+  std::vector<const Value*> lane_keys;        // the runner's scratch: a block's key values per lane
   std::vector<double> lane_saved;             // the binding's registers before run_lanes (restored if it fails)
 };
 
@@ -195,13 +200,14 @@ class SweepProgram {
 
   // Runs n <= kLanes points at once, each instruction over all of them: the points that differ
   // from the point `out` last ran (status ok) only in key positions [first, first + width) (the
-  // innermost binding), where point l takes values[l] there. False, with `out` as it was, when
+  // innermost binding or two), where point l takes *values[l * width + k] at first + k. False,
+  // with `out` as it was, when
   // they cannot run together: a branch or `where` that the points decide differently, an
   // operation outside its domain, or a floating-point exception; the caller then runs them one
   // by one. Otherwise read them with read(slot, out, l) and signature(out, l); `out` is left as
   // after running point n - 1 (its binding and signature), but for the registers the lanes
   // wrote, which hold older values that nothing reads before writing them again (run_lanes).
-  bool run_lanes(const std::vector<Value>* const* values, std::size_t n, std::size_t first, PointRun& out) const;
+  bool run_lanes(const Value* const* values, std::size_t n, std::size_t first, std::size_t width, PointRun& out) const;
   [[nodiscard]] double read(const Slot& s, const PointRun& r, std::size_t lane) const {
     if (s.constant) return s.value;
     const std::int32_t row = r.lane_schedules[r.lane_schedule].row_of_reg[s.reg];

@@ -433,253 +433,260 @@ template <std::size_t Bytes>
     i = code[pc++];                               \
     goto* labels[static_cast<std::size_t>(i.op)]; \
   } while (0)
-#define MLS_LANES_FUNCTION(NAME, BYTES)                                                                               \
-  bool NAME(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals,        \
-            std::uint8_t* ran) {                                                                                      \
-    using V = Vec<BYTES>;                                                                                             \
-    using D = V::D;                                                                                                   \
-    using I = V::I;                                                                                                   \
-    constexpr std::size_t W = kLanes, N = V::N, K = V::K;                                                             \
-    const Step* code = sched.code.data();                                                                             \
-    const double* imm = sched.imm.data();                                                                             \
-    const std::size_t n = sched.code.size();                                                                          \
-    /* A comparison's lanes (-1 or 0) stored as 1.0 or +0.0. */                                                       \
-    const I one = I{} + std::bit_cast<std::int64_t>(1.0);                                                             \
-    /* The lane-wise loops for the operations with no vector form (library calls, rounding). */                       \
-    auto each = [r](const Step& i, auto f) {                                                                          \
-      double t[W];                                                                                                    \
-      for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);                                                       \
-      std::copy_n(t, W, r + i.d);                                                                                     \
-    };                                                                                                                \
-    /* Threaded dispatch, as in execute: each operation jumps to the next one's code. */                              \
-    static constexpr void* labels[] = {                                                                               \
-        &&L_movi, &&L_mov,   &&L_add, &&L_sub, &&L_mul,  &&L_div,          &&L_neg,   &&L_pow,      &&L_lt,           \
-        &&L_le,   &&L_gt,    &&L_ge,  &&L_eq,  &&L_ne,   &&L_not_,         &&L_floor, &&L_ceil,     &&L_round,        \
-        &&L_abs,  &&L_sqrt,  &&L_exp, &&L_ln,  &&L_log2, &&L_log10,        &&L_powf,  &&L_erlang_c, &&L_max,          \
-        &&L_min,  &&L_clamp, &&L_jz,  &&L_jmp, &&L_mark, &&L_exit_if_zero, &&L_fail,  &&L_clear};                     \
-    static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);                                      \
-    std::size_t pc = 0;                                                                                               \
-    Step i{}; /* a copy: the rows' stores may alias the code */                                                       \
-    MLS_NEXT();                                                                                                       \
-    { /* never entered: the first MLS_NEXT jumps; the switch checks that every Op has its code */                     \
-      switch (i.op) {                                                                                                 \
-        case Op::movi:                                                                                                \
-        L_movi : {                                                                                                    \
-          const D x = imm[i.a] - D{}; /* x - +0 is x, -0 included */                                                  \
-          MLS_EACH_K(MLS_ST(i.d, k, x));                                                                              \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::mov:                                                                                                 \
-        L_mov:                                                                                                        \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k)));                                                                 \
-          MLS_NEXT();                                                                                                 \
-        case Op::add:                                                                                                 \
-        L_add:                                                                                                        \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k)));                                                \
-          MLS_NEXT();                                                                                                 \
-        case Op::sub:                                                                                                 \
-        L_sub:                                                                                                        \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k)));                                                \
-          MLS_NEXT();                                                                                                 \
-        case Op::mul:                                                                                                 \
-        L_mul:                                                                                                        \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k)));                                                \
-          MLS_NEXT();                                                                                                 \
-        case Op::div:                                                                                                 \
-        L_div : {                                                                                                     \
-          I z{};                                                                                                      \
-          MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);                                                                       \
-          if (lanes_any(z)) return false;                                                                             \
-          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));                                                \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::neg:                                                                                                 \
-        L_neg:                                                                                                        \
-          MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k)));                                                                \
-          MLS_NEXT();                                                                                                 \
-        case Op::pow:                                                                                                 \
-        L_pow:                                                                                                        \
-          for (std::size_t l = 0; l < W; ++l) {                                                                       \
-            if (pow_outside(r[i.a + l], r[i.b + l])) return false;                                                    \
-          }                                                                                                           \
-          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::powf:                                                                                                \
-        L_powf:                                                                                                       \
-          for (std::size_t l = 0; l < W; ++l) {                                                                       \
-            if (powf_outside(r[i.a + l], r[i.b + l])) return false;                                                   \
-          }                                                                                                           \
-          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::lt:                                                                                                  \
-        L_lt:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k)));                                           \
-          MLS_NEXT();                                                                                                 \
-        case Op::le:                                                                                                  \
-        L_le:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k)));                                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::gt:                                                                                                  \
-        L_gt:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k)));                                           \
-          MLS_NEXT();                                                                                                 \
-        case Op::ge:                                                                                                  \
-        L_ge:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k)));                                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::eq:                                                                                                  \
-        L_eq:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k)));                                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::ne:                                                                                                  \
-        L_ne:                                                                                                         \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k)));                                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::not_:                                                                                                \
-        L_not_:                                                                                                       \
-          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0));                                                       \
-          MLS_NEXT();                                                                                                 \
-        case Op::floor:                                                                                               \
-        L_floor:                                                                                                      \
-          each(i, [](double x) { return std::floor(x); });                                                            \
-          MLS_NEXT();                                                                                                 \
-        case Op::ceil:                                                                                                \
-        L_ceil:                                                                                                       \
-          each(i, [](double x) { return std::ceil(x); });                                                             \
-          MLS_NEXT();                                                                                                 \
-        case Op::round:                                                                                               \
-        L_round:                                                                                                      \
-          each(i, [](double x) { return std::round(x); });                                                            \
-          MLS_NEXT();                                                                                                 \
-        case Op::abs:                                                                                                 \
-        L_abs:                                                                                                        \
-          each(i, [](double x) { return x < 0 ? -x : x; });                                                           \
-          MLS_NEXT();                                                                                                 \
-        case Op::sqrt:                                                                                                \
-        L_sqrt : {                                                                                                    \
-          I neg{};                                                                                                    \
-          MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);                                                                      \
-          if (lanes_any(neg)) return false;                                                                           \
-          each(i, [](double x) { return std::sqrt(x); });                                                             \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::exp:                                                                                                 \
-        L_exp:                                                                                                        \
-          each(i, [](double x) { return std::exp(x); });                                                              \
-          MLS_NEXT();                                                                                                 \
-        case Op::ln:                                                                                                  \
-        L_ln:                                                                                                         \
-        case Op::log2:                                                                                                \
-        L_log2:                                                                                                       \
-        case Op::log10:                                                                                               \
-        L_log10 : {                                                                                                   \
-          I bad{};                                                                                                    \
-          MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);                                                                     \
-          if (lanes_any(bad)) return false;                                                                           \
-          if (i.op == Op::ln)                                                                                         \
-            each(i, [](double x) { return std::log(x); });                                                            \
-          else if (i.op == Op::log2)                                                                                  \
-            each(i, [](double x) { return std::log2(x); });                                                           \
-          else                                                                                                        \
-            each(i, [](double x) { return std::log10(x); });                                                          \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::max:                                                                                                 \
-        L_max:                                                                                                        \
-        case Op::min:                                                                                                 \
-        L_min : {                                                                                                     \
-          /* Whole vectors: each lane takes b where it compares so (its bits, as a move copies them). */              \
-          const bool is_max = i.op == Op::max;                                                                        \
-          for (std::size_t k = 0; k < K; ++k) {                                                                       \
-            const D a = MLS_LD(i.a, k), b = MLS_LD(i.b, k);                                                           \
-            const I take_b = is_max ? b > a : b < a;                                                                  \
-            MLS_ST_SEL(i.d, k, take_b, i.b, i.a);                                                                     \
-            for (std::size_t j = 0; j < N; ++j) vals[i.s * W + k * N + j] = static_cast<std::uint8_t>(take_b[j] & 1); \
-          }                                                                                                           \
-          ran[i.s] = 1;                                                                                               \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::clamp:                                                                                               \
-        L_clamp : {                                                                                                   \
-          I bad{};                                                                                                    \
-          MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));                                                         \
-          if (lanes_any(bad)) return false;                                                                           \
-          for (std::size_t k = 0; k < K; ++k) {                                                                       \
-            const D x = MLS_LD(i.a, k), lo = MLS_LD(i.b, k), hi = MLS_LD(i.c, k);                                     \
-            const I below = x < lo, above = ~below & (x > hi);                                                        \
-            const I v = (MLS_LD_BITS(i.b, k) & below) | (MLS_LD_BITS(i.c, k) & above) |                               \
-                        (MLS_LD_BITS(i.a, k) & ~(below | above));                                                     \
-            *reinterpret_cast<typename V::IU*>(r + i.d + k * N) = v;                                                  \
-            for (std::size_t j = 0; j < N; ++j)                                                                       \
-              vals[i.s * W + k * N + j] = static_cast<std::uint8_t>((below[j] & 1) | (above[j] & 2));                 \
-          }                                                                                                           \
-          ran[i.s] = 1;                                                                                               \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::erlang_c:                                                                                            \
-        L_erlang_c : {                                                                                                \
-          double t[W];                                                                                                \
-          for (std::size_t l = 0; l < W; ++l) {                                                                       \
-            const double servers = r[i.a + l], load = r[i.b + l];                                                     \
-            if (erlang_c_outside(servers, load)) return false;                                                        \
-            t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);                                    \
-          }                                                                                                           \
-          std::copy_n(t, W, r + i.d);                                                                                 \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::jz:                                                                                                  \
-        L_jz : {                                                                                                      \
-          /* A branch the lanes decide differently: they cannot go on together. */                                    \
-          I all = I{} - 1, some{};                                                                                    \
-          MLS_EACH_K({                                                                                                \
-            const I z = MLS_LD(i.a, k) == 0;                                                                          \
-            all &= z;                                                                                                 \
-            some |= z;                                                                                                \
-          });                                                                                                         \
-          if (!lanes_any(some)) MLS_NEXT();                                                                           \
-          if (lanes_any(~all)) return false;                                                                          \
-          pc = i.d;                                                                                                   \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::jmp:                                                                                                 \
-        L_jmp:                                                                                                        \
-          pc = i.d;                                                                                                   \
-          MLS_NEXT();                                                                                                 \
-        case Op::mark:                                                                                                \
-        L_mark:                                                                                                       \
-          common[i.s] = static_cast<std::uint8_t>(imm[i.a]);                                                          \
-          MLS_NEXT();                                                                                                 \
-        case Op::exit_if_zero:                                                                                        \
-        L_exit_if_zero : {                                                                                            \
-          /* Filtered points run one by one (a filtered point makes the next one start afresh). */                    \
-          I z{};                                                                                                      \
-          MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);                                                                       \
-          if (lanes_any(z)) return false;                                                                             \
-          MLS_NEXT();                                                                                                 \
-        }                                                                                                             \
-        case Op::fail:                                                                                                \
-        L_fail:                                                                                                       \
-          return false;                                                                                               \
-        case Op::clear:                                                                                               \
-        L_clear:                                                                                                      \
-          for (std::uint32_t slot : c.region_slots[i.a]) {                                                            \
-            common[slot] = 0xff;                                                                                      \
-            ran[slot] = 0;                                                                                            \
-          }                                                                                                           \
-          MLS_NEXT();                                                                                                 \
-      }                                                                                                               \
-    }                                                                                                                 \
-    return true;                                                                                                      \
+#define MLS_LANES_FUNCTION(NAME, BYTES, LANES)                                                                 \
+  bool NAME(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common, std::uint8_t* vals, \
+            std::uint8_t* ran) {                                                                               \
+    using V = Vec<BYTES>;                                                                                      \
+    using D = V::D;                                                                                            \
+    using I = V::I;                                                                                            \
+    /* W lanes of each row (kLanes doubles) run; vals keeps kLanes per slot. */                                \
+    constexpr std::size_t W = LANES, N = V::N, K = W / N;                                                      \
+    static_assert(W % N == 0 && W <= kLanes);                                                                  \
+    const Step* code = sched.code.data();                                                                      \
+    const double* imm = sched.imm.data();                                                                      \
+    const std::size_t n = sched.code.size();                                                                   \
+    /* A comparison's lanes (-1 or 0) stored as 1.0 or +0.0. */                                                \
+    const I one = I{} + std::bit_cast<std::int64_t>(1.0);                                                      \
+    /* The lane-wise loops for the operations with no vector form (library calls, rounding). */                \
+    auto each = [r](const Step& i, auto f) {                                                                   \
+      double t[W];                                                                                             \
+      for (std::size_t l = 0; l < W; ++l) t[l] = f(r[i.a + l]);                                                \
+      std::copy_n(t, W, r + i.d);                                                                              \
+    };                                                                                                         \
+    /* Threaded dispatch, as in execute: each operation jumps to the next one's code. */                       \
+    static constexpr void* labels[] = {                                                                        \
+        &&L_movi, &&L_mov,   &&L_add, &&L_sub, &&L_mul,  &&L_div,          &&L_neg,   &&L_pow,      &&L_lt,    \
+        &&L_le,   &&L_gt,    &&L_ge,  &&L_eq,  &&L_ne,   &&L_not_,         &&L_floor, &&L_ceil,     &&L_round, \
+        &&L_abs,  &&L_sqrt,  &&L_exp, &&L_ln,  &&L_log2, &&L_log10,        &&L_powf,  &&L_erlang_c, &&L_max,   \
+        &&L_min,  &&L_clamp, &&L_jz,  &&L_jmp, &&L_mark, &&L_exit_if_zero, &&L_fail,  &&L_clear};              \
+    static_assert(std::size(labels) == static_cast<std::size_t>(Op::clear) + 1);                               \
+    std::size_t pc = 0;                                                                                        \
+    Step i{}; /* a copy: the rows' stores may alias the code */                                                \
+    MLS_NEXT();                                                                                                \
+    { /* never entered: the first MLS_NEXT jumps; the switch checks that every Op has its code */              \
+      switch (i.op) {                                                                                          \
+        case Op::movi:                                                                                         \
+        L_movi : {                                                                                             \
+          const D x = imm[i.a] - D{}; /* x - +0 is x, -0 included */                                           \
+          MLS_EACH_K(MLS_ST(i.d, k, x));                                                                       \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::mov:                                                                                          \
+        L_mov:                                                                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k)));                                                          \
+          MLS_NEXT();                                                                                          \
+        case Op::add:                                                                                          \
+        L_add:                                                                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) + MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                          \
+        case Op::sub:                                                                                          \
+        L_sub:                                                                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) - MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                          \
+        case Op::mul:                                                                                          \
+        L_mul:                                                                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) * MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                          \
+        case Op::div:                                                                                          \
+        L_div : {                                                                                              \
+          I z{};                                                                                               \
+          MLS_EACH_K(z |= MLS_LD(i.b, k) == 0);                                                                \
+          if (lanes_any(z)) return false;                                                                      \
+          MLS_EACH_K(MLS_ST(i.d, k, MLS_LD(i.a, k) / MLS_LD(i.b, k)));                                         \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::neg:                                                                                          \
+        L_neg:                                                                                                 \
+          MLS_EACH_K(MLS_ST(i.d, k, -MLS_LD(i.a, k)));                                                         \
+          MLS_NEXT();                                                                                          \
+        case Op::pow:                                                                                          \
+        L_pow:                                                                                                 \
+          for (std::size_t l = 0; l < W; ++l) {                                                                \
+            if (pow_outside(r[i.a + l], r[i.b + l])) return false;                                             \
+          }                                                                                                    \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                   \
+          MLS_NEXT();                                                                                          \
+        case Op::powf:                                                                                         \
+        L_powf:                                                                                                \
+          for (std::size_t l = 0; l < W; ++l) {                                                                \
+            if (powf_outside(r[i.a + l], r[i.b + l])) return false;                                            \
+          }                                                                                                    \
+          for (std::size_t l = 0; l < W; ++l) r[i.d + l] = std::pow(r[i.a + l], r[i.b + l]);                   \
+          MLS_NEXT();                                                                                          \
+        case Op::lt:                                                                                           \
+        L_lt:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) < MLS_LD(i.b, k)));                                    \
+          MLS_NEXT();                                                                                          \
+        case Op::le:                                                                                           \
+        L_le:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) <= MLS_LD(i.b, k)));                                   \
+          MLS_NEXT();                                                                                          \
+        case Op::gt:                                                                                           \
+        L_gt:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) > MLS_LD(i.b, k)));                                    \
+          MLS_NEXT();                                                                                          \
+        case Op::ge:                                                                                           \
+        L_ge:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) >= MLS_LD(i.b, k)));                                   \
+          MLS_NEXT();                                                                                          \
+        case Op::eq:                                                                                           \
+        L_eq:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == MLS_LD(i.b, k)));                                   \
+          MLS_NEXT();                                                                                          \
+        case Op::ne:                                                                                           \
+        L_ne:                                                                                                  \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) != MLS_LD(i.b, k)));                                   \
+          MLS_NEXT();                                                                                          \
+        case Op::not_:                                                                                         \
+        L_not_:                                                                                                \
+          MLS_EACH_K(MLS_ST_BITS(i.d, k, MLS_LD(i.a, k) == 0));                                                \
+          MLS_NEXT();                                                                                          \
+        case Op::floor:                                                                                        \
+        L_floor:                                                                                               \
+          each(i, [](double x) { return std::floor(x); });                                                     \
+          MLS_NEXT();                                                                                          \
+        case Op::ceil:                                                                                         \
+        L_ceil:                                                                                                \
+          each(i, [](double x) { return std::ceil(x); });                                                      \
+          MLS_NEXT();                                                                                          \
+        case Op::round:                                                                                        \
+        L_round:                                                                                               \
+          each(i, [](double x) { return std::round(x); });                                                     \
+          MLS_NEXT();                                                                                          \
+        case Op::abs:                                                                                          \
+        L_abs:                                                                                                 \
+          each(i, [](double x) { return x < 0 ? -x : x; });                                                    \
+          MLS_NEXT();                                                                                          \
+        case Op::sqrt:                                                                                         \
+        L_sqrt : {                                                                                             \
+          I neg{};                                                                                             \
+          MLS_EACH_K(neg |= MLS_LD(i.a, k) < 0);                                                               \
+          if (lanes_any(neg)) return false;                                                                    \
+          each(i, [](double x) { return std::sqrt(x); });                                                      \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::exp:                                                                                          \
+        L_exp:                                                                                                 \
+          each(i, [](double x) { return std::exp(x); });                                                       \
+          MLS_NEXT();                                                                                          \
+        case Op::ln:                                                                                           \
+        L_ln:                                                                                                  \
+        case Op::log2:                                                                                         \
+        L_log2:                                                                                                \
+        case Op::log10:                                                                                        \
+        L_log10 : {                                                                                            \
+          I bad{};                                                                                             \
+          MLS_EACH_K(bad |= MLS_LD(i.a, k) <= 0);                                                              \
+          if (lanes_any(bad)) return false;                                                                    \
+          if (i.op == Op::ln)                                                                                  \
+            each(i, [](double x) { return std::log(x); });                                                     \
+          else if (i.op == Op::log2)                                                                           \
+            each(i, [](double x) { return std::log2(x); });                                                    \
+          else                                                                                                 \
+            each(i, [](double x) { return std::log10(x); });                                                   \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::max:                                                                                          \
+        L_max:                                                                                                 \
+        case Op::min:                                                                                          \
+        L_min : {                                                                                              \
+          /* Whole vectors: each lane takes b where it compares so (its bits, as a move copies them). */       \
+          const bool is_max = i.op == Op::max;                                                                 \
+          for (std::size_t k = 0; k < K; ++k) {                                                                \
+            const D a = MLS_LD(i.a, k), b = MLS_LD(i.b, k);                                                    \
+            const I take_b = is_max ? b > a : b < a;                                                           \
+            MLS_ST_SEL(i.d, k, take_b, i.b, i.a);                                                              \
+            for (std::size_t j = 0; j < N; ++j)                                                                \
+              vals[i.s * kLanes + k * N + j] = static_cast<std::uint8_t>(take_b[j] & 1);                       \
+          }                                                                                                    \
+          ran[i.s] = 1;                                                                                        \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::clamp:                                                                                        \
+        L_clamp : {                                                                                            \
+          I bad{};                                                                                             \
+          MLS_EACH_K(bad |= MLS_LD(i.b, k) > MLS_LD(i.c, k));                                                  \
+          if (lanes_any(bad)) return false;                                                                    \
+          for (std::size_t k = 0; k < K; ++k) {                                                                \
+            const D x = MLS_LD(i.a, k), lo = MLS_LD(i.b, k), hi = MLS_LD(i.c, k);                              \
+            const I below = x < lo, above = ~below & (x > hi);                                                 \
+            const I v = (MLS_LD_BITS(i.b, k) & below) | (MLS_LD_BITS(i.c, k) & above) |                        \
+                        (MLS_LD_BITS(i.a, k) & ~(below | above));                                              \
+            *reinterpret_cast<typename V::IU*>(r + i.d + k * N) = v;                                           \
+            for (std::size_t j = 0; j < N; ++j)                                                                \
+              vals[i.s * kLanes + k * N + j] = static_cast<std::uint8_t>((below[j] & 1) | (above[j] & 2));     \
+          }                                                                                                    \
+          ran[i.s] = 1;                                                                                        \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::erlang_c:                                                                                     \
+        L_erlang_c : {                                                                                         \
+          double t[W];                                                                                         \
+          for (std::size_t l = 0; l < W; ++l) {                                                                \
+            const double servers = r[i.a + l], load = r[i.b + l];                                              \
+            if (erlang_c_outside(servers, load)) return false;                                                 \
+            t[l] = erlang_c_probability(static_cast<std::int64_t>(servers), load);                             \
+          }                                                                                                    \
+          std::copy_n(t, W, r + i.d);                                                                          \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::jz:                                                                                           \
+        L_jz : {                                                                                               \
+          /* A branch the lanes decide differently: they cannot go on together. */                             \
+          I all = I{} - 1, some{};                                                                             \
+          MLS_EACH_K({                                                                                         \
+            const I z = MLS_LD(i.a, k) == 0;                                                                   \
+            all &= z;                                                                                          \
+            some |= z;                                                                                         \
+          });                                                                                                  \
+          if (!lanes_any(some)) MLS_NEXT();                                                                    \
+          if (lanes_any(~all)) return false;                                                                   \
+          pc = i.d;                                                                                            \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::jmp:                                                                                          \
+        L_jmp:                                                                                                 \
+          pc = i.d;                                                                                            \
+          MLS_NEXT();                                                                                          \
+        case Op::mark:                                                                                         \
+        L_mark:                                                                                                \
+          common[i.s] = static_cast<std::uint8_t>(imm[i.a]);                                                   \
+          MLS_NEXT();                                                                                          \
+        case Op::exit_if_zero:                                                                                 \
+        L_exit_if_zero : {                                                                                     \
+          /* Filtered points run one by one (a filtered point makes the next one start afresh). */             \
+          I z{};                                                                                               \
+          MLS_EACH_K(z |= MLS_LD(i.a, k) == 0);                                                                \
+          if (lanes_any(z)) return false;                                                                      \
+          MLS_NEXT();                                                                                          \
+        }                                                                                                      \
+        case Op::fail:                                                                                         \
+        L_fail:                                                                                                \
+          return false;                                                                                        \
+        case Op::clear:                                                                                        \
+        L_clear:                                                                                               \
+          for (std::uint32_t slot : c.region_slots[i.a]) {                                                     \
+            common[slot] = 0xff;                                                                               \
+            ran[slot] = 0;                                                                                     \
+          }                                                                                                    \
+          MLS_NEXT();                                                                                          \
+      }                                                                                                        \
+    }                                                                                                          \
+    return true;                                                                                               \
   }
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"  // labels as values, a GNU extension GCC and Clang share
-MLS_LANES_FUNCTION(execute_lanes_base, 16)
+MLS_LANES_FUNCTION(execute_lanes_base8, 16, 8)
+MLS_LANES_FUNCTION(execute_lanes_base16, 16, 16)
+MLS_LANES_FUNCTION(execute_lanes_base32, 16, 32)
 #if MLS_LANES_AVX2
-// The same code for AVX2 (two 4-double operations per step instead of four 2-double ones).
+// The same code for AVX2 (4-double operations instead of 2-double ones).
 // Bit-identical: IEEE add/sub/mul/div/sqrt round the same at any width, FMA is not enabled
 // (no contraction), and the library calls are the same functions.
-[[gnu::target("avx2")]] MLS_LANES_FUNCTION(execute_lanes_avx2, 32)
+[[gnu::target("avx2")]] MLS_LANES_FUNCTION(execute_lanes_avx2_8, 32, 8)
+    [[gnu::target("avx2")]] MLS_LANES_FUNCTION(execute_lanes_avx2_16, 32, 16)
+        [[gnu::target("avx2")]] MLS_LANES_FUNCTION(execute_lanes_avx2_32, 32, 32)
 #endif
 #pragma GCC diagnostic pop
 #undef MLS_LANES_FUNCTION
@@ -691,14 +698,24 @@ MLS_LANES_FUNCTION(execute_lanes_base, 16)
 #undef MLS_LD_BITS
 #undef MLS_ST_SEL
 
-    bool execute_lanes(const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
+    // The lanes run: 8, 16 or 32 (lanes_for).
+    bool execute_lanes(std::size_t w, const LaneSchedule& sched, const Compiled& c, double* r, std::uint8_t* common,
                        std::uint8_t* vals, std::uint8_t* ran) {
 #if MLS_LANES_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return execute_lanes_avx2(sched, c, r, common, vals, ran);
+  if (avx2)
+    return w == 8    ? execute_lanes_avx2_8(sched, c, r, common, vals, ran)
+           : w == 16 ? execute_lanes_avx2_16(sched, c, r, common, vals, ran)
+                     : execute_lanes_avx2_32(sched, c, r, common, vals, ran);
 #endif
-  return execute_lanes_base(sched, c, r, common, vals, ran);
+  return w == 8    ? execute_lanes_base8(sched, c, r, common, vals, ran)
+         : w == 16 ? execute_lanes_base16(sched, c, r, common, vals, ran)
+                   : execute_lanes_base32(sched, c, r, common, vals, ran);
 }
+
+// The lanes a block of n points runs: the fewest of 8, 16 or 32 that hold them.
+constexpr std::size_t lanes_for(std::size_t n) { return n <= 8 ? 8 : n <= 16 ? 16 : 32; }
+static_assert(kLanes == 32);
 
 }  // namespace
 
@@ -748,32 +765,75 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
     ls.number_leaves &= shape.k == CVal::K::num && !shape.cst;
   }
   ls.number_leaves &= nkeys == ls.leaves.size();
-  // A step is on every path unless a jump before it lands after it.
-  std::vector<std::uint8_t> always(ls.code.size(), 1);
-  for (std::size_t j = 0; j < ls.code.size(); ++j)
-    if (ls.code[j].op == Op::jz || ls.code[j].op == Op::jmp)
-      for (std::size_t k = j + 1; k < ls.code.size() && k < ls.code[j].d; ++k) always[k] = 0;
-  std::vector<std::uint8_t> defined(ls.reg_of_row.size(), 0), written(ls.reg_of_row.size(), 0);
-  for (std::size_t k = 0; k < ls.code.size(); ++k) {
-    Step st = ls.code[k];
-    bool first_reg = true;
-    for_each_reg(st, [&](std::uint32_t& off) {
-      // The destination comes first, for the ops that have one.
-      if (first_reg && st.op != Op::jz && st.op != Op::exit_if_zero) {
-        const std::uint32_t rw = off / static_cast<std::uint32_t>(kLanes);
-        written[rw] = 1;
-        if (always[k]) defined[rw] = 1;
-      }
-      first_reg = false;
-    });
+  // The rows some path of the lanes reads before writing them (or leaves unwritten for a cell,
+  // objective, condition or assert to read after the block): those start as the register. The
+  // others (a temporary, a value both arms of a branch define before anything reads it) are
+  // written first on every path the lanes can take, so whatever the rows held does not matter
+  // and they are not filled. Forward data flow over the steps: jumps go forward (a branch's
+  // arms), so one pass in order sees every predecessor of a step before it.
+  const std::size_t nrows = ls.reg_of_row.size(), nsteps = ls.code.size();
+  auto row_of = [](std::uint32_t off) { return off / static_cast<std::uint32_t>(kLanes); };
+  std::vector<std::uint8_t> written(nrows, 0), read_first(nrows, 0), leaf(nrows, 0);
+  for (std::uint32_t reg : ls.leaves) leaf[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
+  bool forward = true;
+  for (std::size_t k = 0; k < nsteps; ++k) {
+    const Step& st = ls.code[k];
+    if (operands(st.op).writes) written[row_of(st.d)] = 1;
+    if ((st.op == Op::jz || st.op == Op::jmp) && st.d <= k) forward = false;
   }
-  for (std::uint32_t reg : ls.leaves) defined[static_cast<std::size_t>(ls.row_of_reg[reg])] = 1;
+  if (forward) {
+    // at[k]: the rows written on every path to step k (empty: no path reaches it yet).
+    std::vector<std::vector<std::uint8_t>> at(nsteps + 1);
+    auto merge = [&](std::size_t to, const std::vector<std::uint8_t>& w) {
+      if (to > nsteps) to = nsteps;
+      if (at[to].empty()) {
+        at[to] = w;
+        return;
+      }
+      for (std::size_t q = 0; q < nrows; ++q) at[to][q] &= w[q];
+    };
+    at[0] = leaf;
+    at[0].push_back(1);  // a reached state is never empty (nrows may be 0)
+    for (std::size_t k = 0; k < nsteps; ++k) {
+      if (at[k].empty()) continue;
+      std::vector<std::uint8_t> cur = std::move(at[k]);
+      Step st = ls.code[k];
+      const Operands o = operands(st.op);
+      const std::uint32_t regs[3] = {st.a, st.b, st.c};
+      for (std::size_t q = 0; q < o.reads; ++q)
+        if (!cur[row_of(regs[q])]) read_first[row_of(regs[q])] = 1;
+      if (o.writes) cur[row_of(st.d)] = 1;
+      if (st.op == Op::fail) continue;
+      if (st.op == Op::jmp) {
+        merge(st.d, cur);
+        continue;
+      }
+      if (st.op == Op::jz) merge(st.d, cur);
+      merge(k + 1, cur);
+    }
+    // After the block: the program's outputs read the rows.
+    auto out_read = [&](const Slot& sl) {
+      if (sl.constant || ls.row_of_reg[sl.reg] < 0) return;
+      const auto rw = static_cast<std::size_t>(ls.row_of_reg[sl.reg]);
+      if (at[nsteps].empty() || !at[nsteps][rw]) read_first[rw] = 1;
+    };
+    for (const Slot& sl : c_->cells) out_read(sl);
+    for (const Slot& sl : c_->objectives) out_read(sl);
+    for (const Slot& sl : c_->feasibility) out_read(sl);
+    for (const auto& [sl, item] : c_->asserts) out_read(sl);
+  } else {
+    std::fill(read_first.begin(), read_first.end(), std::uint8_t{1});
+  }
   std::vector<std::uint8_t> constant(c_->nregs, 0);
   for (const auto& [reg, v] : c_->constants) constant[reg] = 1;
   std::size_t nwritten = 0;
-  for (std::uint32_t rw = 0; rw < ls.reg_of_row.size(); ++rw) {
-    if (!defined[rw]) (written[rw] ? ls.shared : constant[ls.reg_of_row[rw]] ? ls.constants : ls.inputs).push_back(rw);
-    nwritten += written[rw] || defined[rw];
+  for (std::uint32_t rw = 0; rw < nrows; ++rw) {
+    if (leaf[rw]) continue;
+    if (!written[rw])
+      (constant[ls.reg_of_row[rw]] ? ls.constants : ls.inputs).push_back(rw);
+    else if (read_first[rw])
+      ls.shared.push_back(rw);
+    nwritten += written[rw];
   }
   if (std::getenv("MLS_DEBUG_FAST"))
     std::fprintf(stderr, "lanes %llx: %zu steps, %zu rows, %zu shared, %zu written\n",
@@ -783,24 +843,26 @@ std::size_t SweepProgram::lane_schedule_for(std::uint64_t dirty, PointRun& out) 
   return out.lane_schedules.size() - 1;
 }
 
-bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_t n, std::size_t first,
+bool SweepProgram::run_lanes(const Value* const* values, std::size_t n, std::size_t first, std::size_t width,
                              PointRun& out) const {
   const Compiled& c = *c_;
-  if (n == 0 || n > kLanes || out.status != Status::ok || out.regs.size() != c.nregs) return false;
-  const std::size_t width = values[0]->size();
+  if (n == 0 || n > kLanes || width == 0 || out.status != Status::ok || out.regs.size() != c.nregs) return false;
   if (first + width > 64 || first + width > c.binding_shapes.size()) return false;
+  const std::size_t w = lanes_for(n);  // the lanes that run
   const std::uint64_t dirty = (width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1) << first;
   out.lane_schedule = lane_schedule_for(dirty, out);
   const LaneSchedule& ls = out.lane_schedules[out.lane_schedule];
   // Every row starts as the register (what the points share), then the binding's leaves are
-  // written per lane (a lane past n repeats point n - 1, so it raises nothing point n - 1 does
-  // not). The registers keep point n - 1's binding, as after running it.
-  // Rows are laid out per lane schedule: another one's rows are refilled in full.
+  // written per lane (a lane in [n, w) repeats point n - 1, so it raises nothing point n - 1
+  // does not). The registers keep point n - 1's binding, as after running it.
+  // Rows are laid out per lane schedule: another one's rows are refilled in full. The rows no
+  // step writes are filled in all kLanes lanes (a later block may run more lanes than this
+  // one), the shared ones in the w lanes that run.
   const bool same_rows = out.lanes_of == out.lane_schedule;
   out.lanes_of = out.lane_schedule;
   out.lanes.resize(ls.reg_of_row.size() * kLanes);
   double* const r = out.lanes.data();
-  for (std::uint32_t k : ls.shared) std::fill_n(r + k * kLanes, kLanes, out.regs[ls.reg_of_row[k]]);
+  for (std::uint32_t k : ls.shared) std::fill_n(r + k * kLanes, w, out.regs[ls.reg_of_row[k]]);
   // A constant's row never changes.
   if (!same_rows)
     for (std::uint32_t k : ls.constants) std::fill_n(r + k * kLanes, kLanes, out.regs[ls.reg_of_row[k]]);
@@ -818,13 +880,14 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
     for (std::size_t k = 0; k < width; ++k) {
       const std::uint32_t reg = ls.leaves[k];
       double* const row = r + static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes;
-      for (std::size_t l = 0; l < kLanes; ++l) row[l] = (*values[std::min(l, n - 1)])[k].n.d;
+      for (std::size_t l = 0; l < w; ++l) row[l] = values[std::min(l, n - 1) * width + k]->n.d;
       out.regs[reg] = row[n - 1];
     }
   } else {
-    for (std::size_t l = 0; l < kLanes; ++l) {
+    for (std::size_t l = 0; l < w; ++l) {
       if (l < n)
-        for (std::size_t k = 0; k < width; ++k) bind(c.binding_shapes[first + k], (*values[l])[k], c, out.regs.data());
+        for (std::size_t k = 0; k < width; ++k)
+          bind(c.binding_shapes[first + k], *values[l * width + k], c, out.regs.data());
       for (std::uint32_t reg : ls.leaves) r[static_cast<std::size_t>(ls.row_of_reg[reg]) * kLanes + l] = out.regs[reg];
     }
   }
@@ -836,7 +899,7 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
   out.lane_ran.resize(nslots);
   for (std::uint32_t s : ls.lane_slots) out.lane_ran[s] = 0;
   if (fp_errors()) clear_fp_errors();
-  const bool ok = execute_lanes(ls, c, r, out.lane_common.data(), out.lane_vals.data(), out.lane_ran.data());
+  const bool ok = execute_lanes(w, ls, c, r, out.lane_common.data(), out.lane_vals.data(), out.lane_ran.data());
   if (!ok || fp_errors()) {
     clear_fp_errors();
     for (std::size_t k = 0; k < ls.leaves.size(); ++k) out.regs[ls.leaves[k]] = out.lane_saved[k];
@@ -859,7 +922,7 @@ bool SweepProgram::run_lanes(const std::vector<Value>* const* values, std::size_
       for (std::size_t l = 1; l < n; ++l)
         out.lanes_same_sig &= out.lane_vals[s * kLanes + l] == out.lane_vals[s * kLanes];
     }
-  for (std::size_t l = 0; l < kLanes; ++l) {
+  for (std::size_t l = 0; l < n; ++l) {
     std::uint8_t* const sig = out.lane_sig.data() + l * nslots;
     std::copy_n(out.lane_common.data(), nslots, sig);
     for (std::uint32_t s : out.lane_ran_slots) sig[s] = out.lane_vals[s * kLanes + l];

@@ -52,6 +52,10 @@ class ChunkRows : public RowBlock {
   [[nodiscard]] std::size_t width() const override { return cells_.kinds.size(); }
   [[nodiscard]] bool number_column(std::size_t c) const override { return cells_.kinds[c] == fast::Slot::K::num; }
   [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(index_[i]); }
+  [[nodiscard]] const double* contiguous() const override {
+    if (index_.empty() || index_.back() - index_.front() + 1 != index_.size()) return nullptr;
+    return rows_->row(index_.front());
+  }
   void row(std::size_t i, Row& out) const override {
     const std::size_t r = index_[i];
     cells_.materialize(*rows_, r, out.cells);
@@ -457,7 +461,9 @@ class SweepRunner {
         check = cell_check_;
       }
       rows.chunk(s_.kind == SK::sweep, check.get());
-      // Compiled points run in blocks over the innermost binding where they can (run_block).
+      // Compiled points run in blocks over the innermost binding, or the two innermost ones,
+      // where they can (run_block); a wide block whose lanes cannot run together (a branch
+      // they decide differently, ...) is tried again as a narrow one (block_size).
       std::size_t block = 0, block_end = 0;
       bool lanes = false;
       for (std::size_t i = begin; i < end; ++i) {
@@ -469,6 +475,11 @@ class SweepRunner {
               block = i;
               block_end = i + n;
               lanes = pts_.run_block(*prog, domains, i, n, scratch);
+              const std::size_t n1 = lanes ? n : pts_.block_size(domains, i, end, false);
+              if (n1 < n) {
+                block_end = i + n1;
+                lanes = n1 > 1 && pts_.run_block(*prog, domains, i, n1, scratch);
+              }
             }
           }
           if (prog && i < block_end) {

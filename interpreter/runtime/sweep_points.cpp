@@ -289,19 +289,32 @@ std::uint64_t SweepPoints::advance_inner(const Domains& domains, std::size_t ind
   return inner_mask(domains);
 }
 
-// Up to kLanes points [index, index + n) that differ only in the innermost binding (n > 1):
-// the work that depends on the outer bindings but not the innermost one once, then every
-// instruction that depends on the innermost binding once for all n points (run_lanes). Returns
-// whether that worked; if not, `run` is left so that the points run one by one (block_point:
-// the first one re-runs everything that depends on the innermost binding).
+// Up to kLanes points [index, index + n) (n > 1) that differ only in the innermost binding, or
+// only in the two innermost ones (whole cycles of the innermost, block_size): the work that
+// depends on neither once, then every instruction that depends on them once for all n points
+// (run_lanes). Returns whether that worked; if not, `run` is left so that the points run one by
+// one (block_point: the first one re-runs everything that depends on the block's bindings).
 bool SweepPoints::run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                             fast::PointRun& run) const {
   const std::uint64_t changed = advance(domains, index, run);
-  prog.run(run.key, changed & ~inner_mask(domains), run, inner_mask(domains));
+  const std::size_t b = domains.size() - 1, s1 = domains[b].size();
   const std::size_t pick = run.last_pick.back();
-  std::array<const std::vector<Value>*, fast::kLanes> values{};
-  for (std::size_t l = 0; l < n; ++l) values[l] = &domains.back()[pick + l];
-  return prog.run_lanes(values.data(), n, key_width_ - domains.back()[0].size(), run);
+  const bool two = pick + n > s1;  // the block spans cycles of the innermost binding
+  const std::size_t w1 = domains[b][0].size(), w2 = two ? domains[b - 1][0].size() : 0, width = w1 + w2;
+  const std::uint64_t mask = ((std::uint64_t{1} << width) - 1) << (key_width_ - width);
+  run.block_dirty = mask;
+  prog.run(run.key, changed & ~mask, run, mask);
+  // Lane l's values, key position by key position: the second binding's (the block starts a
+  // cycle of the innermost one), then the innermost's.
+  std::vector<const Value*>& values = run.lane_keys;
+  values.resize(n * width);
+  for (std::size_t l = 0; l < n; ++l) {
+    const Value** v = values.data() + l * width;
+    if (two)
+      for (const Value& x : domains[b - 1][run.last_pick[b - 1] + l / s1]) *v++ = &x;
+    for (const Value& x : domains[b][two ? l % s1 : pick + l]) *v++ = &x;
+  }
+  return prog.run_lanes(values.data(), n, key_width_ - width, width, run);
 }
 
 // The key positions of the innermost binding.
@@ -310,24 +323,37 @@ std::uint64_t SweepPoints::inner_mask(const Domains& domains) const {
   return ((std::uint64_t{1} << inner) - 1) << (key_width_ - inner);
 }
 
-// Points from `index` on (up to `end`) that can run as one block: they differ only in the
-// innermost binding, whose key positions fit the 64-bit masks. 1 when there is no block.
-std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, std::size_t end) const {
+// Points from `index` on (up to `end`) that can run as one block, up to kLanes of them where
+// `wide`, else up to kNarrowLanes: they differ only in the innermost binding, whose key
+// positions fit the 64-bit masks; or, where `wide` and the block starts a cycle of the
+// innermost binding, in whole cycles of it within one cycle of the binding outside it (the two
+// innermost bindings vary; their key positions fit too). 1 when there is no block.
+std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, std::size_t end, bool wide) const {
   if (domains.empty() || key_width_ > 64) return 1;
-  const std::size_t size = domains.back().size();
-  return std::min({fast::kLanes, size - index % size, end - index});
+  const std::size_t s1 = domains.back().size();
+  const std::size_t one = std::min({wide ? fast::kLanes : kNarrowLanes, s1 - index % s1, end - index});
+  if (!wide || domains.size() < 2 || index % s1 != 0 || 2 * s1 > fast::kLanes) return one;
+  const std::size_t s2 = domains[domains.size() - 2].size();
+  const std::size_t cycles = std::min({fast::kLanes / s1, s2 - (index / s1) % s2, (end - index) / s1});
+  return cycles < 2 ? one : cycles * s1;
 }
 
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
 // otherwise run on its own (the block's first point with its innermost binding changed).
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                               std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, const Dest& dest) {
-  std::uint64_t changed = inner_mask(domains);
+  std::uint64_t changed = run.block_dirty;
   if (l > 0 && lanes && dest.head_only) {
     // A compact row reads no key: only the odometer moves (a block lies within one cycle of
-    // the innermost binding). The key's innermost values stay the block's first point's until
-    // the next advance, which rewrites them (the innermost binding always moves).
-    ++run.last_pick.back();
+    // the innermost binding, or spans whole cycles of it within one of the binding outside).
+    // The key's values stay the block's first point's until the next advance, which rewrites
+    // them (the innermost binding always moves; a block over two bindings ends with a cycle of
+    // the innermost, so the next advance moves the binding outside it too).
+    std::vector<std::size_t>& pick = run.last_pick;
+    if (++pick.back() == domains.back().size()) {
+      pick.back() = 0;
+      ++pick[pick.size() - 2];
+    }
     run.last_index = index + l;
   } else if (l > 0) {
     changed = advance_inner(domains, index + l, run);

@@ -235,7 +235,12 @@ class SweepPoints {
   };
   void point_fast(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                   fast::PointRun& run, PointScratch& scratch, const Dest& dest);
-  [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end) const;
+  // A block of more than kNarrowLanes points that cannot run as lanes is tried again with
+  // block_size(..., false): a branch that its points decide differently may split it, not the
+  // narrow blocks inside it.
+  static constexpr std::size_t kNarrowLanes = 8;
+  [[nodiscard]] std::size_t block_size(const Domains& domains, std::size_t index, std::size_t end,
+                                       bool wide = true) const;
   bool run_block(const fast::SweepProgram& prog, const Domains& domains, std::size_t index, std::size_t n,
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,

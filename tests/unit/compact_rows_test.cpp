@@ -53,6 +53,12 @@ class BlockSink : public RunSink {
   void table_row(const Table&, const Row&) override { ++one_by_one; }
   void table_rows(const Table&, const RowBlock& b) override {
     ++blocks;
+    // A block given as one array holds exactly its rows' numbers, one row after another.
+    if (const double* flat = b.contiguous()) {
+      ++contiguous;
+      for (std::size_t i = 0; i < b.size(); ++i)
+        for (std::size_t c = 0; c < b.width(); ++c) flat_differ += flat[i * b.width() + c] != b.numbers(i)[c];
+    }
     for (std::size_t i = 0; i < b.size(); ++i) {
       numbers.emplace_back(b.numbers(i), b.numbers(i) + b.width());
       number_column.clear();
@@ -64,7 +70,7 @@ class BlockSink : public RunSink {
   void table_end(const Table&) override {}
   void assertion(const AssertOutcome&) override {}
   void end() override {}
-  std::size_t one_by_one = 0, blocks = 0;
+  std::size_t one_by_one = 0, blocks = 0, contiguous = 0, flat_differ = 0;
   std::vector<std::vector<double>> numbers;
   std::vector<bool> number_column;
   std::vector<Row> made;  // every third row's Values, else empty
@@ -128,6 +134,9 @@ TEST_CASE("a sink that takes blocks of rows reads the numbers table_row would ha
     }
     CHECK(got.one_by_one == 0);
     CHECK(got.blocks == 4);  // one per chunk of 1024 points
+    // The first chunk has filtered points (no one array of its rows), the others none.
+    CHECK(got.contiguous == 3);
+    CHECK(got.flat_differ == 0);
     REQUIRE(got.numbers.size() == want.size());
     REQUIRE(got.number_column == std::vector<bool>{true, true, true, true, false, false});
     std::size_t differ = 0, made = 0;

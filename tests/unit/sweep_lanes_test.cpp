@@ -318,3 +318,69 @@ TEST_CASE("max/min/clamp arms marked alike in lanes and one by one") {
     }
   }
 }
+
+// Blocks over the two innermost variables (whole cycles of y within one cycle of b: 32, 30, 21
+// or 15 points, run as 32 or 16 lanes): each lane's b and y, the outer work (a) once per block,
+// the work on b in lanes. m's branch on b > a splits a block for a = 1, 2, 3 (it is retried as
+// blocks over y alone), not for a = 5; the `where` stops points in some blocks; max and clamp
+// take different arms in the lanes of one block; t is defined in each arm (both in the lanes)
+// before anything reads it; u is defined by the lanes (a > 2) or by the outer work (a <= 2), which the lanes
+// then read (its row starts as the register). Every cell is the formula's bits and the exact path's value, and has one
+// provenance per arm its value took (the arms of m, t, z and c; the same for every row that took it).
+TEST_CASE("lane blocks over the two innermost sweep variables give the formula's bits") {
+  const int shapes[][2] = {{4, 8}, {5, 6}, {7, 3}, {3, 5}, {9, 4}};
+  for (const auto& [nb, ny] : shapes)
+    for (unsigned threads : {1u, 2u}) {
+      const std::string src =
+          "sweep t over a in [1, 2, 3, 5], b in 1.." + std::to_string(nb) + ", y in 1.." + std::to_string(ny) +
+          " {\n"
+          "  where y * a != 3 * b + 2\n"
+          "  let m = if b > a then y * b else b - y\n"
+          "  let t = if a > 2 then y / b else b * 3 - y\n"
+          "  let u = if a > 2 then y * b else a + 1\n"
+          "  show a, b, y, m, t, z = max(y * a, b * 3), c = clamp(b * y / a, 2, 9), q = b * a + 1,\n"
+          "       v = u * y + 1\n"
+          "}\n";
+      const Outcome fast = run(src, 0, threads), exact = run(src, 100000, threads);
+      REQUIRE(fast.result.has_value());
+      REQUIRE(exact.result.has_value());
+      const Table& f = fast.result->tables.at(0);
+      const Table& e = exact.result->tables.at(0);
+      CHECK(f.engine == "binary64, compiled");
+      REQUIRE(f.rows.size() == e.rows.size());
+      std::size_t i = 0;
+      std::vector<std::map<int, DepSet>> deps_of_arm(9);  // per column
+      for (double a : {1.0, 2.0, 3.0, 5.0})
+        for (double b = 1; b <= nb; ++b)
+          for (double y = 1; y <= ny; ++y) {
+            if (y * a == 3 * b + 2) continue;
+            const double c = b * y / a;
+            const std::vector<double> want = {a,
+                                              b,
+                                              y,
+                                              b > a ? y * b : b - y,
+                                              a > 2 ? y / b : b * 3 - y,
+                                              b * 3 > y * a ? b * 3 : y * a,
+                                              c < 2   ? 2
+                                              : c > 9 ? 9
+                                                      : c,
+                                              b * a + 1,
+                                              (a > 2 ? y * b : a + 1) * y + 1};
+            const int arm[9] = {0, 0, 0, b > a, a > 2, b * 3 > y * a, c < 2 ? 1 : c > 9 ? 2 : 0, 0, a > 2};
+            REQUIRE(i < f.rows.size());
+            const auto& cells = f.rows[i].cells;
+            const auto& exact_cells = e.rows[i].cells;
+            ++i;
+            REQUIRE(cells.size() == want.size());
+            for (std::size_t k = 0; k < want.size(); ++k) {
+              INFO("shape " << nb << "x" << ny << " threads " << threads << " a " << a << " b " << b << " y " << y
+                            << " column " << k);
+              CHECK(same_bits(cells[k].n.d, want[k]));
+              CHECK(same_bits(cells[k].n.d, exact_cells[k].n.d));
+              const auto [it, first] = deps_of_arm[k].emplace(arm[k], cells[k].deps);
+              if (!first) CHECK(cells[k].deps == it->second);
+            }
+          }
+      CHECK(i == f.rows.size());
+    }
+}
