@@ -164,7 +164,7 @@ struct PointRun {
   // and whether each of those ran.
   std::vector<std::uint8_t> lane_common, lane_vals, lane_ran;
   std::vector<std::uint32_t> lane_ran_slots;  // the max/min/clamp slots that ran (all lanes alike)
-  bool lanes_same_sig = false;                // the last run_lanes' points 0..n-1 share one signature
+  std::uint32_t lanes_same_prev = 0;          // bit l: the last run_lanes' point l has point l - 1's signature
   std::uint64_t block_dirty = 0;              // the key positions the last lane block's points differ in
   std::vector<const Value*> lane_keys;        // the runner's scratch: a block's key values per lane
   std::vector<double> lane_saved;             // the binding's registers before run_lanes (restored if it fails)

@@ -915,13 +915,17 @@ bool SweepProgram::run_lanes(const Value* const* values, std::size_t n, std::siz
   out.lane_sig.resize(nslots * kLanes);
   // The max/min/clamp slots that ran, found once for all lanes.
   out.lane_ran_slots.clear();
-  out.lanes_same_sig = true;
+  // Which lanes took the arms of the lane before them (bit l for lane l; the other slots are
+  // common to the lanes).
+  std::uint32_t differs = 0;
   for (std::uint32_t s : ls.lane_slots)
     if (out.lane_ran[s]) {
       out.lane_ran_slots.push_back(s);
-      for (std::size_t l = 1; l < n; ++l)
-        out.lanes_same_sig &= out.lane_vals[s * kLanes + l] == out.lane_vals[s * kLanes];
+      const std::uint8_t* const v = out.lane_vals.data() + s * kLanes;
+      for (std::size_t l = 1; l < n; ++l) differs |= static_cast<std::uint32_t>(v[l] != v[l - 1]) << l;
     }
+  static_assert(kLanes <= 32);
+  out.lanes_same_prev = ~differs & ~std::uint32_t{1};
   for (std::size_t l = 0; l < n; ++l) {
     std::uint8_t* const sig = out.lane_sig.data() + l * nslots;
     std::copy_n(out.lane_common.data(), nslots, sig);

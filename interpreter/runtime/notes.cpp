@@ -6,6 +6,7 @@
 #include "notes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <map>
@@ -155,6 +156,21 @@ struct NotesBuilder::State {
   // Compact rows: the arms of each deps vector met (cleared with memo), and of the last one.
   std::unordered_map<const std::vector<DepSet>*, const RowArms*> by_ptr_;
   const std::vector<DepSet>* last_ptr_ = nullptr;
+  // Compact rows: changes of deps vector after which add_row steps no site that could still
+  // note anything (quiet; a few, direct-mapped, cleared with memo). From the arms of id
+  // `from` to deps vector `to`, whose arms are `arms`: every site whose arms differ between
+  // the two is frozen (see frozen()), or none does. A row described as numbers only whose
+  // change is quiet is then only counted, as a row with the previous row's deps is.
+  struct Quiet {
+    std::uint64_t from = 0;
+    const std::vector<DepSet>* to = nullptr;
+    const RowArms* arms = nullptr;
+  };
+  std::array<Quiet, 16> quiet_{};
+  static std::size_t quiet_slot(std::uint64_t from, const std::vector<DepSet>* to) {
+    const std::uint64_t h = (from * 0x9E3779B97F4A7C15ull) ^ reinterpret_cast<std::uintptr_t>(to);
+    return static_cast<std::size_t>((h ^ (h >> 17) ^ (h >> 5)) & 15);
+  }
   std::vector<std::size_t> value_flips;
   // The columns whose cell differs from the previous row's, ascending (reused): the per-row
   // work after the comparison is proportional to what changed, not to the width of the table.
@@ -270,6 +286,7 @@ struct NotesBuilder::State {
       prev_arms = nullptr;
       by_ptr_.clear();
       last_ptr_ = nullptr;
+      quiet_.fill(Quiet{});
     }
     return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
   }
@@ -306,11 +323,11 @@ struct NotesBuilder::State {
   }
 
   // The non-filtered rows of a chunk of compact rows. A row described against the previous
-  // one (known), with the previous row's deps vector (so the same arms: no site steps), no
-  // boolean or string among its changed cells (no value flip) and every changed column's list
-  // of changes in the current segment full (or no segments kept any more) only counts its
-  // changes: what add_row would do for it, without its calls and lookups. Any other row goes
-  // through add_row.
+  // one (known), with the previous row's deps vector (so the same arms: no site steps) or one
+  // whose change is quiet (the sites it steps are frozen), no boolean or string among its
+  // changed cells (no value flip) and every changed column's list of changes in the current
+  // segment full (or no segments kept any more) only counts its changes: what add_row would do
+  // for it, without its calls and lookups. Any other row goes through add_row.
   void add_chunk(const CompactCells& cc, const CompactRows& chunk, std::size_t first_point, std::size_t index) {
     compact_ = &cc;
     const std::size_t width = cc.kinds.size();
@@ -321,19 +338,32 @@ struct NotesBuilder::State {
       any = true;
       const double* const x = chunk.row(r);
       const std::uint8_t need = CompactRows::known | CompactRows::numbers_only;
-      if (shortcuts && index > 0 && (m.flags & need) == need && m.deps == prev_deps_ && last_arms != nullptr &&
-          last_arms->id == prev_arms_id && (segs_overflow || !segs.empty())) {
-        if (segs_overflow) {
-          step_prev(x, m.deps, first_point + r, false, false);
-          rows_to(index++);
-          continue;
+      if (shortcuts && index > 0 && (m.flags & need) == need && last_arms != nullptr && last_arms->id == prev_arms_id &&
+          (segs_overflow || !segs.empty())) {
+        const Quiet* q = nullptr;
+        if (m.deps != prev_deps_) {
+          q = &quiet_[quiet_slot(prev_arms_id, m.deps)];
+          if (q->to != m.deps || q->from != prev_arms_id) q = nullptr;
         }
-        Segment& sg = segs.back();
-        if ((m.changed & ~sg.full) == 0) {
-          for (std::uint64_t b = m.changed; b != 0; b &= b - 1) ++sg.n[static_cast<std::size_t>(std::countr_zero(b))];
-          step_prev(x, m.deps, first_point + r, false, false);
-          rows_to(index++);
-          continue;
+        if (m.deps == prev_deps_ || q) {
+          const bool counted = segs_overflow || (m.changed & ~segs.back().full) == 0;
+          if (counted && q) {
+            // As add_row after arms_of found q->arms by the deps' address and stepped frozen
+            // sites only: these are now the last and the previous row's arms.
+            last_arms = prev_arms = q->arms;
+            last_ptr_ = m.deps;
+            last_deps.clear();
+            prev_arms_id = q->arms->id;
+          }
+          if (counted && !segs_overflow) {
+            Segment& sg = segs.back();
+            for (std::uint64_t b = m.changed; b != 0; b &= b - 1) ++sg.n[static_cast<std::size_t>(std::countr_zero(b))];
+          }
+          if (counted) {
+            step_prev(x, m.deps, first_point + r, false, false);
+            rows_to(index++);
+            continue;
+          }
         }
       }
       cur_x_ = x;
@@ -399,10 +429,19 @@ struct NotesBuilder::State {
     }
     // Branches: only when this row's arms differ from the previous row's.
     bool boundary = segs.empty();
+    // A compact row described as numbers only that steps only frozen sites, if any: the next
+    // time a row's deps change the same way it is only counted (add_chunk).
+    const bool may_be_quiet = shortcuts && !row_ && known && delta.numbers_only && prev_arms;
+    bool quiet = may_be_quiet;
+    const std::uint64_t from_id = prev_arms_id;
     if (ra.id != prev_arms_id || !shortcuts) {
       if (prev_arms) {
         // Only the sites whose arms differ between the two rows can flip or start a regime.
-        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) boundary |= step(site_id, *sr, index);
+        for (const auto& [site_id, sr] : transition(*prev_arms, ra)) {
+          SiteState& st = sites[site_id];
+          boundary |= step(st, site_id, *sr, index);
+          quiet &= frozen(st);
+        }
       } else {
         std::size_t k = 0;
         for (auto& [site_id, st] : sites) {
@@ -416,9 +455,16 @@ struct NotesBuilder::State {
       prev_arms_id = ra.id;
       prev_arms = &ra;
     }
+    if (quiet && prev_arms == &ra && last_arms == &ra)
+      quiet_[quiet_slot(from_id, cur_deps_)] = {from_id, cur_deps_, &ra};
     record(index, boundary);
     rows = index + 1;
   }
+
+  // A site none of whose further steps can change the notes: its regimes are past the limit
+  // (drift_notes skips it; a step only counts one more) and its "keeps changing branch" note
+  // is written (a flip adds nothing). Once frozen, a site stays so.
+  static bool frozen(const SiteState& st) { return st.extra_runs > 0 && st.flips > kMaxFlipNotesPerSite; }
 
   // The sites whose arms differ from one row of arms to the next (cached per pair of ids).
   using Transition = std::vector<std::pair<std::uint32_t, const SiteRow*>>;
@@ -473,7 +519,9 @@ struct NotesBuilder::State {
 
   // Returns whether a new regime starts for this site at this row.
   bool step(std::uint32_t site_id, const SiteRow& sr, std::size_t index) {
-    SiteState& st = sites[site_id];
+    return step(sites[site_id], site_id, sr, index);
+  }
+  bool step(SiteState& st, std::uint32_t site_id, const SiteRow& sr, std::size_t index) {
     // Unchanged arms for this site (another site changed): its regime simply continues.
     if (st.seen_prev && st.prev_id == sr.per_id && !st.runs.empty() && st.runs.back().end == 0) return false;
     const Site& site = p.deps.site(site_id);

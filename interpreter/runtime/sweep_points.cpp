@@ -360,10 +360,10 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
   }
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
-  // A compact row's head in a block whose points share one signature (no max/min/clamp arm
-  // differs between them) and have no asserts: lane 0's provenance, which point_out found
-  // (it left it as run.last_deps, as it would find it again for this lane).
-  if (lanes && l > 0 && dest.head_only && run.lanes_same_sig && run.last_deps && prog.asserts().empty()) {
+  // A compact row's head whose point has the signature of the lane before it (no max/min/clamp
+  // arm differs between them), in a body without asserts: that lane's provenance, which the
+  // head before found or took (it left it as run.last_deps, as point_out would find it again).
+  if (lanes && l > 0 && dest.head_only && (run.lanes_same_prev >> l & 1) && run.last_deps && prog.asserts().empty()) {
     CompactRows::Meta& m = last_point_head(dest, run);
     for (const auto& f : prog.feasibility())
       if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;

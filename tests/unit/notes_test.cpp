@@ -140,3 +140,40 @@ TEST_CASE("regime notes of compact rows read the previous chunk's last row where
     CHECK(texts(t.notes) == want);
   }
 }
+
+TEST_CASE("regime notes of compact rows: rows that step only frozen branch sites are counted, not stepped") {
+  // a's `max` and b's `if` change arms on every n (four rows): past 64 regimes and 20 flips they
+  // are frozen, and rows whose deps change only in them are then counted (NotesBuilder's quiet
+  // changes). b's `max` is reached on every other row only, so its regimes pass the limit long
+  // before it first flips (n = 2000, m = 2): its flips from there on must all still be noted.
+  const char* const src =
+      "sweep s over n in 1..3000, m in [1, 2, 3, 4] {\n"
+      "  let a = max(m, 3)\n"
+      "  let b = if m <= 2 then max(n * m, 4000) else 0\n"
+      "  show n, m, a, b, c = a * n\n"
+      "}\n";
+  for (const unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    Session s;
+    REQUIRE(prepare(s, "quiet.mls", std::string(src)));
+    RunOptions opt;
+    opt.threads = threads;
+    opt.exact_limit = 16;
+    auto r = execute(s, Selection{}, opt);
+    REQUIRE(r.has_value());
+    const Table& t = r->tables.at(0);
+    REQUIRE(t.rows.size() == 12000);
+    CHECK(t.engine == "binary64, compiled");
+    NotesBuilder ref(s.prog, t, NotesBuilder::Mode::reference);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      Row a = t.rows[i];
+      ref.add(a, i);
+    }
+    const auto want = texts(ref.finish());
+    const auto late = std::count_if(want.begin(), want.end(), [](const std::string& n) {
+      return n.find(": `max(n * m, 4000)`") != std::string::npos;
+    });
+    CHECK(late == 21);  // 20 flips from row 7998 on, and "keeps changing branch"
+    CHECK(texts(t.notes) == want);
+  }
+}
