@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <unordered_map>
 
 #include "fastpath_compiled.hpp"
+#include "fastpath_opt.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/natives.hpp"
 #include "native_eval.hpp"
@@ -680,7 +683,13 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
       for (const auto& v : d.front()) first_key.push_back(v);
     }
     comp.body(s, first_key);
+    // fastpath_opt.cpp: common subexpressions, copies, folds, dead code.
+    const OptStats opt = optimise(*sp->c_, input_ranges(*sp->c_, domains));
+    if (std::getenv("MLS_DEBUG_FAST"))
+      std::fprintf(stderr, "optimised: %zu -> %zu instructions (%zu common, %zu copies, %zu folded, %zu dead)\n",
+                   opt.before, opt.after, opt.cse, opt.copies, opt.folded, opt.dead);
     comp.masks();
+    if (std::getenv("MLS_DEBUG_FAST_CODE")) dump(*sp->c_, stderr);
   } catch (const Unsupported& u) {
     why_not = u.why;
     return nullptr;
