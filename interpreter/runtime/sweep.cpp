@@ -510,8 +510,11 @@ class SweepRunner {
             // not be forwarded to the copy's loads.)
             const bool head_only = compact_ && lanes;
             pts_.block_point(ev, *prog, domains, block, i - block, lanes, scratch, rows, dest(i, head_only));
-            if (head_only && i + 1 == block_end)
+            if (head_only) {
+              // The block's other heads in one loop (i follows them), then all its cells.
+              pts_.lane_heads(ev, *prog, domains, block, block_end - block, scratch, rows, out.rows, block - begin, i);
               pts_.lane_rows(*prog, rows, out.rows, block - begin, block_end - block);
+            }
           } else if (prog) {
             pts_.point_fast(ev, *prog, domains, i, scratch, rows, dest(i));
           } else {

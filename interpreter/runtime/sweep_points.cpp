@@ -353,12 +353,7 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
     // The key's values stay the block's first point's until the next advance, which rewrites
     // them (the innermost binding always moves; a block over two bindings ends with a cycle of
     // the innermost, so the next advance moves the binding outside it too).
-    std::vector<std::size_t>& pick = run.last_pick;
-    if (++pick.back() == domains.back().size()) {
-      pick.back() = 0;
-      ++pick[pick.size() - 2];
-    }
-    run.last_index = index + l;
+    lane_step(domains, run, index + l);
   } else if (l > 0) {
     changed = advance_inner(domains, index + l, run);
   }
@@ -374,6 +369,39 @@ void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, con
     return;
   }
   point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, dest);
+}
+
+// The compact-row odometer of a lane block moved to its next point, `index` (block_point).
+void SweepPoints::lane_step(const Domains& domains, fast::PointRun& run, std::size_t index) {
+  std::vector<std::size_t>& pick = run.last_pick;
+  if (++pick.back() == domains.back().size()) {
+    pick.back() = 0;
+    ++pick[pick.size() - 2];
+  }
+  run.last_index = index;
+}
+
+// The heads of a lane block's compact rows r0 + 1 .. r0 + n - 1, lanes 1 .. n - 1 of the last
+// run_lanes (block_point wrote lane 0's), in one loop: what block_point writes for each of them
+// (Dest::head_only), without a call per lane. `at` is the point being written (the one an
+// error is reported at).
+void SweepPoints::lane_heads(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                             std::size_t n, fast::PointRun& run, PointScratch& scratch, CompactRows& rows,
+                             std::size_t r0, std::size_t& at) {
+  const std::vector<fast::Slot>& feasibility = prog.feasibility();
+  const bool no_asserts = prog.asserts().empty();
+  for (std::size_t l = 1; l < n; ++l) {
+    at = index + l;
+    lane_step(domains, run, index + l);
+    const Dest dest{nullptr, &rows, r0 + l, true};
+    if ((run.lanes_same_prev >> l & 1) && run.last_deps && no_asserts) {
+      CompactRows::Meta& m = last_point_head(dest, run);
+      for (const auto& f : feasibility)
+        if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;
+      continue;
+    }
+    point_out(ev, prog, domains, index + l, run, l, scratch, dest);
+  }
 }
 
 // Where the last run_lanes left each shown value (SweepProgram::read(slot, run, lane), resolved

@@ -249,6 +249,9 @@ class SweepPoints {
                  fast::PointRun& run) const;
   void block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                    std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, const Dest& dest);
+  void lane_heads(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                  std::size_t n, fast::PointRun& run, PointScratch& scratch, CompactRows& rows, std::size_t r0,
+                  std::size_t& at);
   void lane_rows(const fast::SweepProgram& prog, PointScratch& scratch, CompactRows& rows, std::size_t r0,
                  std::size_t n) const;
   // Compact rows' width for this program (its shown cells and the feasibility cell), and how
@@ -272,6 +275,7 @@ class SweepPoints {
   std::uint64_t advance(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   std::uint64_t advance_inner(const Domains& domains, std::size_t index, fast::PointRun& run) const;
   [[nodiscard]] std::uint64_t inner_mask(const Domains& domains) const;
+  static void lane_step(const Domains& domains, fast::PointRun& run, std::size_t index);
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                  fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest);
