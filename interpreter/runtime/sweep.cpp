@@ -4,6 +4,7 @@
 #include "sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,18 +47,30 @@ class ChunkRows : public RowBlock {
     rows_ = &rows;
     first_ = first_point;
     index_.clear();
+    start_ = n_ = 0;
+    listed_ = false;
   }
-  void push(std::size_t r) { index_.push_back(r); }
-  [[nodiscard]] std::size_t size() const override { return index_.size(); }
+  // Rows of *rows_ in order. While they follow one another they are only counted (start_, n_);
+  // the first gap lists them (index_).
+  void push(std::size_t r) {
+    if (!listed_) {
+      if (n_ == 0) start_ = r;
+      if (r == start_ + n_) {
+        ++n_;
+        return;
+      }
+      for (std::size_t k = 0; k < n_; ++k) index_.push_back(start_ + k);
+      listed_ = true;
+    }
+    index_.push_back(r);
+  }
+  [[nodiscard]] std::size_t size() const override { return listed_ ? index_.size() : n_; }
   [[nodiscard]] std::size_t width() const override { return cells_.kinds.size(); }
   [[nodiscard]] bool number_column(std::size_t c) const override { return cells_.kinds[c] == fast::Slot::K::num; }
-  [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(index_[i]); }
-  [[nodiscard]] const double* contiguous() const override {
-    if (index_.empty() || index_.back() - index_.front() + 1 != index_.size()) return nullptr;
-    return rows_->row(index_.front());
-  }
+  [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(at(i)); }
+  [[nodiscard]] const double* contiguous() const override { return listed_ || n_ == 0 ? nullptr : rows_->row(start_); }
   void row(std::size_t i, Row& out) const override {
-    const std::size_t r = index_[i];
+    const std::size_t r = at(i);
     cells_.materialize(*rows_, r, out.cells);
     pts_.next_key(domains_, first_ + r, pick_, last_, out.key);
     out.point = first_ + r;
@@ -69,7 +82,10 @@ class ChunkRows : public RowBlock {
   const CompactCells& cells_;
   const CompactRows* rows_ = nullptr;
   std::size_t first_ = 0;
-  std::vector<std::size_t> index_;  // rows of *rows_
+  [[nodiscard]] std::size_t at(std::size_t i) const { return listed_ ? index_[i] : start_ + i; }
+  std::vector<std::size_t> index_;  // rows of *rows_, once they do not follow one another
+  std::size_t start_ = 0, n_ = 0;   // until then: rows start_, start_ + 1, ..., n_ of them
+  bool listed_ = false;
   // The key of the row made last (next_key's odometer).
   mutable std::vector<std::size_t> pick_;
   mutable std::size_t last_ = ~std::size_t{0};
@@ -173,6 +189,7 @@ class SweepRunner {
           [&, pick = std::vector<std::size_t>(), last = ~std::size_t{0}](
               std::size_t point, std::vector<Value>& key) mutable { pts_.next_key(domains, point, pick, last, key); });
     std::vector<Value> check_cells;
+    std::array<const std::vector<DepSet>*, 16> united_deps{};
     auto emit_compact = [&](const CompactRows& rows, std::size_t r, std::size_t text_begin) {
       const CompactRows::Meta& m = rows.meta[r];
       const std::size_t width = rows.width;
@@ -183,7 +200,11 @@ class SweepRunner {
             check_displayable(p_, check_cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
       }
       const RowDelta delta = rows.delta(r);
-      if (!delta.known || !delta.same_deps) {
+      // A deps vector (one per branch signature, shared by its rows, never changed) whose
+      // cells were all united into the columns' deps adds nothing the next time.
+      const std::vector<DepSet>*& united = united_deps[(reinterpret_cast<std::uintptr_t>(m.deps) >> 4) % 16];
+      if ((!delta.known || !delta.same_deps) && united != m.deps) {
+        united = m.deps;
         const std::vector<DepSet>& deps = *m.deps;
         last_cell_deps.resize(width, ~DepSet{0});
         for (std::size_t c = 0; c < width && c < t.col_deps.size(); ++c) {

@@ -16,15 +16,19 @@ namespace {
 
 // Two branch signatures (a few dozen bytes) compared inline, eight bytes at a time: this runs
 // for every compiled point, where std::equal is a call to memcmp.
+// A signature of 8 bytes or more ends with one 8-byte comparison that overlaps the last one.
 bool same_bytes(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x = 0, y = 0;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    if (x != y) return false;
+  auto word = [](const std::uint8_t* p) {
+    std::uint64_t x = 0;
+    std::memcpy(&x, p, 8);
+    return x;
+  };
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+      if (word(a + i) != word(b + i)) return false;
+    return word(a + n - 8) == word(b + n - 8);
   }
-  for (; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i)
     if (a[i] != b[i]) return false;
   return true;
 }
@@ -395,18 +399,56 @@ void SweepPoints::lane_sources(const fast::SweepProgram& prog, const fast::Point
 // evaluated once by the tree-walker, which must agree bit for bit.
 void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                             fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest) {
-  // A lane's head (Dest::head_only) that took the branches of this worker's last point, in a
-  // sweep without subject-to conditions or asserts: its provenance is the last point's and there
-  // is nothing else to read. The general path below finds the same, after its set-up.
-  if (dest.head_only && lane != kNoLane && run.status != fast::Status::bail && run.status != fast::Status::filtered &&
-      run.last_deps && prog.feasibility().empty() && prog.asserts().empty()) {
+  // A lane's head (Dest::head_only) in a sweep without subject-to conditions or asserts, whose
+  // branches are those of this worker's last point or of a recent one: its provenance is that
+  // point's and there is nothing else to read. The general path (point_out_full) finds the
+  // same, after its set-up.
+  if (scratch.heads_of != &prog) {
+    scratch.heads_of = &prog;
+    scratch.plain_heads = prog.feasibility().empty() && prog.asserts().empty();
+  }
+  if (dest.head_only && lane != kNoLane && scratch.plain_heads && run.status != fast::Status::bail &&
+      run.status != fast::Status::filtered && run.last_deps) {
     const std::size_t nsig = run.sig.size();
-    if (run.last_sig.size() == nsig &&
-        same_bytes(fast::SweepProgram::signature(run, lane), run.last_sig.data(), nsig)) {
+    const std::uint8_t* const sig_at = fast::SweepProgram::signature(run, lane);
+    const std::vector<DepSet>* deps = nullptr;
+    if (run.last_sig.size() == nsig && same_bytes(sig_at, run.last_sig.data(), nsig)) {
+      deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+    } else {
+      for (std::size_t e = 0; !deps && e < scratch.recent.size(); ++e) {
+        const PointScratch::RecentSig& r = scratch.recent[e];
+        if (r.deps && r.sig.size() == nsig && same_bytes(sig_at, r.sig.data(), nsig)) deps = r.deps;
+      }
+      if (deps) remember_last(run, scratch, sig_at, nsig, deps);
+    }
+    if (deps) {
       last_point_head(dest, run);
       return;
     }
   }
+  point_out_full(ev, prog, domains, index, run, lane, scratch, dest);
+}
+
+// This worker's last signature becomes `sig` (nsig bytes) with provenance `deps`; the one it
+// replaces becomes a recent one, unless it is one already.
+void SweepPoints::remember_last(fast::PointRun& run, PointScratch& scratch, const std::uint8_t* sig, std::size_t nsig,
+                                const std::vector<DepSet>* deps) {
+  if (run.last_deps == deps) return;
+  bool listed = run.last_deps == nullptr;
+  for (const auto& r : scratch.recent) listed |= r.deps == run.last_deps;
+  if (!listed) {
+    PointScratch::RecentSig& r = scratch.recent[scratch.recent_next];
+    scratch.recent_next = (scratch.recent_next + 1) % scratch.recent.size();
+    r.sig.swap(run.last_sig);
+    r.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
+  }
+  run.last_sig.assign(sig, sig + nsig);
+  run.last_deps = deps;
+}
+
+void SweepPoints::point_out_full(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains,
+                                 std::size_t index, fast::PointRun& run, std::size_t lane, PointScratch& scratch,
+                                 const Dest& dest) {
   PointOut* const o = dest.out;
   CompactRows::Meta* const meta = dest.rows ? &dest.rows->meta[dest.row] : nullptr;
   if (o) {
@@ -500,19 +542,7 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     deps = &sigs_.emplace(sig, std::move(d)).first->second;
   }
   if (!known_here) scratch.sigs.emplace(sig, deps);
-  if (run.last_deps != deps) {
-    // The last signature becomes a recent one, unless it is one already.
-    bool listed = run.last_deps == nullptr;
-    for (const auto& r : scratch.recent) listed |= r.deps == run.last_deps;
-    if (!listed) {
-      PointScratch::RecentSig& r = scratch.recent[scratch.recent_next];
-      scratch.recent_next = (scratch.recent_next + 1) % scratch.recent.size();
-      r.sig.swap(run.last_sig);
-      r.deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
-    }
-    run.last_sig.assign(sig_at, sig_at + nsig);
-    run.last_deps = deps;
-  }
+  remember_last(run, scratch, sig_at, nsig, deps);
   if (dest.head_only) {
     meta->deps = deps;
     if (!feasible) meta->flags |= CompactRows::infeasible;

@@ -186,6 +186,10 @@ struct PointScratch {
   };
   std::array<RecentSig, 4> recent;
   std::size_t recent_next = 0;  // the entry replaced next
+  // Whether the program whose rows this worker last wrote (heads_of) has no subject-to
+  // condition and no assert: a lane's head is then its provenance alone (point_out).
+  const void* heads_of = nullptr;
+  bool plain_heads = false;
   // Where each shown value of the current lane block is read, lane l at at[l * stride] (a row
   // of lanes, or a register or constant shared by all): found once per block (block_point)
   // rather than per cell of every point.
@@ -271,6 +275,11 @@ class SweepPoints {
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                  fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest);
+  [[gnu::noinline]] void point_out_full(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains,
+                                        std::size_t index, fast::PointRun& run, std::size_t lane, PointScratch& scratch,
+                                        const Dest& dest);
+  static void remember_last(fast::PointRun& run, PointScratch& scratch, const std::uint8_t* sig, std::size_t nsig,
+                            const std::vector<DepSet>* deps);
 
   Program& p_;
   const Stmt& s_;

@@ -384,3 +384,34 @@ TEST_CASE("lane blocks over the two innermost sweep variables give the formula's
       CHECK(i == f.rows.size());
     }
 }
+
+// Ten branch sites, one signature byte each: nine maxes that always take their first argument
+// and, last, m's, whose arm changes inside blocks of y. Signatures that differ only in their
+// last byte (not a multiple of 8 from the first) still tell the rows apart: each arm of m has
+// its own provenance on every row that took it, in lanes and one by one (the `where`).
+TEST_CASE("signatures that differ only in their last byte give each arm its own provenance") {
+  std::string src = "sweep t over a in [1, 2, 3, 4], y in 1..40 {\n  where y != 3 * a\n  show ";
+  for (int j = 1; j <= 9; ++j) src += "k" + std::to_string(j) + " = max(a + " + std::to_string(j) + ", 0), ";
+  src += "m = max(y, 20 + a)\n}\n";
+  for (unsigned threads : {1u, 2u}) {
+    const Outcome o = run(src, 0, threads);
+    REQUIRE(o.result.has_value());
+    const Table& t = o.result->tables.at(0);
+    CHECK(t.engine == "binary64, compiled");
+    REQUIRE(t.rows.size() == 156);
+    std::map<int, DepSet> deps_of_arm;
+    std::size_t i = 0;
+    for (double a = 1; a <= 4; ++a)
+      for (double y = 1; y <= 40; ++y) {
+        if (y == 3 * a) continue;
+        const int arm = 20 + a > y;
+        const Value& cell = t.rows.at(i++).cells.at(9);
+        INFO("threads " << threads << " a " << a << " y " << y);
+        CHECK(same_bits(cell.n.d, arm ? 20 + a : y));
+        const auto [it, first] = deps_of_arm.emplace(arm, cell.deps);
+        if (!first) CHECK(cell.deps == it->second);
+      }
+    REQUIRE(deps_of_arm.size() == 2u);
+    CHECK(deps_of_arm[0] != deps_of_arm[1]);
+  }
+}
