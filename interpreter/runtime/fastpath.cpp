@@ -684,7 +684,9 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
     }
     comp.body(s, first_key);
     // fastpath_opt.cpp: common subexpressions, copies, folds, dead code.
-    const OptStats opt = optimise(*sp->c_, input_ranges(*sp->c_, domains));
+    // MLS_FAST_NO_OPT=1 runs the code as compiled (to tell the optimiser's effect apart).
+    const OptStats opt =
+        std::getenv("MLS_FAST_NO_OPT") ? OptStats{} : optimise(*sp->c_, input_ranges(*sp->c_, domains));
     if (std::getenv("MLS_DEBUG_FAST"))
       std::fprintf(stderr, "optimised: %zu -> %zu instructions (%zu common, %zu copies, %zu folded, %zu dead)\n",
                    opt.before, opt.after, opt.cse, opt.copies, opt.folded, opt.dead);
