@@ -38,6 +38,18 @@ Outcome run(const std::string& src, std::size_t exact_limit, unsigned threads) {
   return o;
 }
 
+// The first table of `src` run on `threads` threads, compiled (binary64, every sweep past the
+// exact limit) or exact; the run must succeed, on the engine asked for.
+enum class Engine { compiled, exact };
+Table table_of(const std::string& src, Engine engine, unsigned threads) {
+  Outcome o = run(src, engine == Engine::compiled ? 0 : 100000, threads);
+  REQUIRE(o.result.has_value());
+  REQUIRE_FALSE(o.result->tables.empty());
+  Table t = std::move(o.result->tables.front());
+  CHECK(t.engine == (engine == Engine::compiled ? "binary64, compiled" : "exact"));
+  return t;
+}
+
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 }  // namespace
@@ -52,13 +64,7 @@ TEST_CASE("lane blocks whose points take different branches give the formula's b
       "  show a, y, z = if y > 13 then y * a / 3 else y - a, m = max(y, 20 + a), c = clamp(y / a, 5, 17)\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
-    const Outcome fast = run(src, 0, threads), exact = run(src, 100000, threads);
-    REQUIRE(fast.result.has_value());
-    REQUIRE(exact.result.has_value());
-    const Table& t = fast.result->tables.at(0);
-    const Table& e = exact.result->tables.at(0);
-    CHECK(t.engine == "binary64, compiled");
-    CHECK(e.engine == "exact");
+    const Table t = table_of(src, Engine::compiled, threads), e = table_of(src, Engine::exact, threads);
     REQUIRE(t.rows.size() == 3 * 40 - 3);
     REQUIRE(e.rows.size() == t.rows.size());
     std::size_t i = 0;
@@ -105,9 +111,8 @@ TEST_CASE("a lane block with an overflowing point reports the error at that poin
     CHECK(f.help.front() == "in sweep 't' at a = 1, b = 18");
   }
   // Below the overflow every row is the formula's, the block b = 9..16 and 17..20 as lanes.
-  const Outcome ok = run("sweep t over a in [1, 2], b in 1..17 {\n  show y = exp(b * 40) * a\n}\n", 0, 1);
-  REQUIRE(ok.result.has_value());
-  const Table& t = ok.result->tables.at(0);
+  const Table t =
+      table_of("sweep t over a in [1, 2], b in 1..17 {\n  show y = exp(b * 40) * a\n}\n", Engine::compiled, 1);
   REQUIRE(t.rows.size() == 34);
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const double a = static_cast<double>(i / 17 + 1), b = static_cast<double>(i % 17 + 1);
@@ -119,11 +124,9 @@ TEST_CASE("a lane block with an overflowing point reports the error at that poin
 // A lane block's innermost variable that no instruction reads (a shown key, a string) is still
 // each point's own value, not the block's last.
 TEST_CASE("a lane block shows each point's own innermost value") {
-  const Outcome o =
-      run("sweep t over a in [1, 2], x in 1..20, s in [\"p\", \"q\", \"r\"] {\n  show x, s, y = a * 2\n}\n", 0, 1);
-  REQUIRE(o.result.has_value());
-  const Table& t = o.result->tables.at(0);
-  CHECK(t.engine == "binary64, compiled");
+  const Table t =
+      table_of("sweep t over a in [1, 2], x in 1..20, s in [\"p\", \"q\", \"r\"] {\n  show x, s, y = a * 2\n}\n",
+               Engine::compiled, 1);
   REQUIRE(t.rows.size() == 2 * 20 * 3);
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     INFO("row " << i);
@@ -138,18 +141,11 @@ TEST_CASE("a lane block shows each point's own innermost value") {
 // has the provenance of its own arm (the same for every row that takes that arm, different
 // from the other arms'), not that of the block's last point.
 TEST_CASE("lanes of one block keep their own max/min/clamp arms") {
-  Session s;
-  REQUIRE(prepare(s, "main.mls",
-                  std::string("sweep t over a in [1, 2, 3], y in 1..40 {\n"
-                              "  show m = max(y, 20 + a), n = min(y, 9), c = clamp(y / a, 5, 17)\n"
-                              "}\n")));
-  RunOptions opt;
-  opt.threads = 1;
-  opt.exact_limit = 0;
-  const auto r = execute(s, Selection{}, opt);
-  REQUIRE(r.has_value());
-  const Table& t = r->tables.at(0);
-  CHECK(t.engine == "binary64, compiled");
+  const Table t = table_of(
+      "sweep t over a in [1, 2, 3], y in 1..40 {\n"
+      "  show m = max(y, 20 + a), n = min(y, 9), c = clamp(y / a, 5, 17)\n"
+      "}\n",
+      Engine::compiled, 1);
   REQUIRE(t.rows.size() == 120);
   std::vector<std::map<int, DepSet>> deps_of_arm(3);  // per column
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -186,10 +182,7 @@ TEST_CASE("the compiler's arithmetic identities give the formula's bits") {
       "}\n";
   const double xs[] = {5, 3, 1e-300, 0.1, 7, 1e300, 1.5, 2.5, 9, 11};
   for (unsigned threads : {1u, 2u}) {
-    const Outcome o = run(src, 0, threads);
-    REQUIRE(o.result.has_value());
-    const Table& t = o.result->tables.at(0);
-    CHECK(t.engine == "binary64, compiled");
+    const Table t = table_of(src, Engine::compiled, threads);
     REQUIRE(t.rows.size() == 19);
     std::size_t i = 0;
     for (double a : {1.0, 3.0})
@@ -223,10 +216,7 @@ TEST_CASE("what runs after a lane block reads no register the lanes left behind"
       "  show m, z, w = m + a, v = if a > 3 then z / y else z * a\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
-    const Outcome o = run(src, 0, threads);
-    REQUIRE(o.result.has_value());
-    const Table& t = o.result->tables.at(0);
-    CHECK(t.engine == "binary64, compiled");
+    const Table t = table_of(src, Engine::compiled, threads);
     std::size_t i = 0;
     for (double a : {1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 1.0})
       for (double y = 1; y <= 21; ++y) {
@@ -255,12 +245,7 @@ TEST_CASE("a lane block's rows share provenance but keep their own feasibility")
       "  show a, y, z = y * a + 1\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
-    const Outcome o = run(src, 0, threads), exact = run(src, 100000, threads);
-    REQUIRE(o.result.has_value());
-    REQUIRE(exact.result.has_value());
-    const Table& t = o.result->tables.at(0);
-    const Table& e = exact.result->tables.at(0);
-    CHECK(t.engine == "binary64, compiled");
+    const Table t = table_of(src, Engine::compiled, threads), e = table_of(src, Engine::exact, threads);
     REQUIRE(t.rows.size() == 72);
     REQUIRE(e.rows.size() == 72);
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -287,10 +272,7 @@ TEST_CASE("max/min/clamp arms marked alike in lanes and one by one") {
     const std::string src = std::string("sweep t over a in [1, 2, 3], y in 1..40 {\n") +
                             "  where y != 6 * a - 4 and y != 35 - a\n  show c = " + shows[f] + "\n}\n";
     for (unsigned threads : {1u, 2u}) {
-      const Outcome o = run(src, 0, threads);
-      REQUIRE(o.result.has_value());
-      const Table& t = o.result->tables.at(0);
-      CHECK(t.engine == "binary64, compiled");
+      const Table t = table_of(src, Engine::compiled, threads);
       REQUIRE(t.rows.size() == 114);
       std::map<int, DepSet> deps_of_arm;
       std::size_t i = 0;
@@ -341,12 +323,7 @@ TEST_CASE("lane blocks over the two innermost sweep variables give the formula's
           "  show a, b, y, m, t, z = max(y * a, b * 3), c = clamp(b * y / a, 2, 9), q = b * a + 1,\n"
           "       v = u * y + 1\n"
           "}\n";
-      const Outcome fast = run(src, 0, threads), exact = run(src, 100000, threads);
-      REQUIRE(fast.result.has_value());
-      REQUIRE(exact.result.has_value());
-      const Table& f = fast.result->tables.at(0);
-      const Table& e = exact.result->tables.at(0);
-      CHECK(f.engine == "binary64, compiled");
+      const Table f = table_of(src, Engine::compiled, threads), e = table_of(src, Engine::exact, threads);
       REQUIRE(f.rows.size() == e.rows.size());
       std::size_t i = 0;
       std::vector<std::map<int, DepSet>> deps_of_arm(9);  // per column
@@ -394,10 +371,7 @@ TEST_CASE("signatures that differ only in their last byte give each arm its own 
   for (int j = 1; j <= 9; ++j) src += "k" + std::to_string(j) + " = max(a + " + std::to_string(j) + ", 0), ";
   src += "m = max(y, 20 + a)\n}\n";
   for (unsigned threads : {1u, 2u}) {
-    const Outcome o = run(src, 0, threads);
-    REQUIRE(o.result.has_value());
-    const Table& t = o.result->tables.at(0);
-    CHECK(t.engine == "binary64, compiled");
+    const Table t = table_of(src, Engine::compiled, threads);
     REQUIRE(t.rows.size() == 156);
     std::map<int, DepSet> deps_of_arm;
     std::size_t i = 0;
