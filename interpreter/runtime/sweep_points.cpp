@@ -191,11 +191,14 @@ void SweepPoints::point_reusing(Evaluator& ev, const Domains& domains, std::size
       if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
     }
   }
+  // Every item learns what changed before any is evaluated: a `where` that filters the point,
+  // or an error, ends the walk early, and the items after it must not miss this point's change
+  // when the next point reuses them.
+  for (std::size_t i = 0; i < nbody; ++i) st.stale[i] |= changed;
   const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
   for (std::size_t i = 0; i < nbody; ++i) {
     const BodyItem& item = s_.body[i];
     if (item.kind == BK::top) continue;
-    st.stale[i] |= changed;
     std::vector<Value>& vals = st.values[i];
     if (st.valid[i] && (st.stale[i] & item_mask_[i]) == 0 && st.cost[i] < Evaluator::steps_left()) {
       ev.charge(st.cost[i], item.span);

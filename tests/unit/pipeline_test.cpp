@@ -156,6 +156,46 @@ TEST_CASE("an incremental exact sweep never reuses a stale value") {
   }
 }
 
+// A `where` that filters the first point after an outer variable moved ends that point's walk
+// before the items after it: they must still learn of the move, or the next point reuses their
+// value from before it (g = 20 from a = 3, b = 4 at a = 5, b = 1 here; the compiled path had
+// it right).
+TEST_CASE("an incremental exact sweep does not reuse across a filtered first point") {
+  Memory m;
+  m.files["main.mls"] =
+      "sweep t over a in [1, 2, 3, 5], b in 1..4, y in 1..8 {\n"
+      "  where y * a != 3 * b + 2\n"
+      "  let g = if a > 2 then b * 5 else a + 1\n"
+      "  show a, b, y, h = g * y\n"
+      "}\n";
+  for (unsigned threads : {1u, 2u}) {
+    Session s;
+    m.install(s);
+    REQUIRE(prepare(s, "main.mls"));
+    RunOptions opt;
+    opt.threads = threads;
+    auto r = execute(s, Selection{}, opt);
+    REQUIRE(r.has_value());
+    const Table& t = r->tables.at(0);
+    CHECK(t.engine == "exact");
+    std::size_t i = 0, first_filtered = 0;
+    for (double a : {1, 2, 3, 5})
+      for (double b = 1; b <= 4; ++b)
+        for (double y = 1; y <= 8; ++y) {
+          if (y * a == 3 * b + 2) {
+            first_filtered += y == 1;
+            continue;
+          }
+          REQUIRE(i < t.rows.size());
+          const auto& cells = t.rows.at(i++).cells;
+          INFO("threads " << threads << " a " << a << " b " << b << " y " << y);
+          CHECK(cells.at(3).n.d == (a > 2 ? b * 5 : a + 1) * y);
+        }
+    CHECK(i == t.rows.size());
+    CHECK(first_filtered > 0);  // the case under test occurs
+  }
+}
+
 // A reused item's evaluation steps still count against the point's budget: a sweep whose
 // expensive item depends only on an outer variable (reused) fails at the same point, with the
 // same error, as the same sweep with that item depending on the inner variable (evaluated at
