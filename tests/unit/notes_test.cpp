@@ -177,3 +177,31 @@ TEST_CASE("regime notes of compact rows: rows that step only frozen branch sites
     CHECK(texts(t.notes) == want);
   }
 }
+
+TEST_CASE("column provenance includes the deps of a branch arm taken on a single row") {
+  // v takes its `then` arm at n = 1500 only: that row's deps differ from the rows before and
+  // after it, and no other row has them; the column's provenance must still include them.
+  Session s;
+  REQUIRE(prepare(s, "single.mls",
+                  std::string("sweep s over n in 1..3000 {\n"
+                              "  show n, v = if n == 1500 then n * 2 else n\n"
+                              "}\n")));
+  RunOptions opt;
+  opt.threads = 1;
+  opt.exact_limit = 16;
+  auto r = execute(s, Selection{}, opt);
+  REQUIRE(r.has_value());
+  const Table& t = r->tables.at(0);
+  CHECK(t.engine == "binary64, compiled");
+  REQUIRE(t.rows.size() == 3000);
+  std::set<AtomId> want;
+  for (const auto& row : t.rows) {
+    const auto a = atom_set(s.prog.deps, row.cells[1].deps);
+    want.insert(a.begin(), a.end());
+  }
+  std::set<std::uint32_t> arms;
+  for (const AtomId a : want)
+    if (!s.prog.deps.is_assumption(a)) arms.insert(s.prog.deps.atom_arm(a));
+  REQUIRE(arms.size() == 2);
+  CHECK(atom_set(s.prog.deps, t.col_deps[1]) == want);
+}
