@@ -32,6 +32,18 @@ bool has(const Session& s, ErrorKind k) {
     if (d.kind == k) return true;
   return false;
 }
+
+// main.mls's first table, run on `threads` worker threads.
+Table first_table(const Memory& m, unsigned threads) {
+  Session s;
+  m.install(s);
+  REQUIRE(prepare(s, "main.mls"));
+  RunOptions opt;
+  opt.threads = threads;
+  auto r = execute(s, Selection{}, opt);
+  REQUIRE(r.has_value());
+  return r->tables.at(0);
+}
 }  // namespace
 
 TEST_CASE("imports are read through the FileReader") {
@@ -128,14 +140,7 @@ TEST_CASE("an incremental exact sweep never reuses a stale value") {
       "  show a, b, c, x, y, z, s = y * c + r.v, k = if b > 15 then a else c\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
-    Session s;
-    m.install(s);
-    REQUIRE(prepare(s, "main.mls"));
-    RunOptions opt;
-    opt.threads = threads;
-    auto r = execute(s, Selection{}, opt);
-    REQUIRE(r.has_value());
-    const Table& t = r->tables.at(0);
+    const Table t = first_table(m, threads);
     CHECK(t.engine == "exact");
     REQUIRE(t.rows.size() == 3 * 2 * 400 - 6);  // a + b + c == 215 once per (a, b)
     std::size_t i = 0;
@@ -169,14 +174,7 @@ TEST_CASE("an incremental exact sweep does not reuse across a filtered first poi
       "  show a, b, y, h = g * y\n"
       "}\n";
   for (unsigned threads : {1u, 2u}) {
-    Session s;
-    m.install(s);
-    REQUIRE(prepare(s, "main.mls"));
-    RunOptions opt;
-    opt.threads = threads;
-    auto r = execute(s, Selection{}, opt);
-    REQUIRE(r.has_value());
-    const Table& t = r->tables.at(0);
+    const Table t = first_table(m, threads);
     CHECK(t.engine == "exact");
     std::size_t i = 0, first_filtered = 0;
     for (double a : {1, 2, 3, 5})
