@@ -109,15 +109,8 @@ TEST_CASE("a sweep gives the same table on 1 and 4 threads") {
   Memory m;
   m.files["main.mls"] = "sweep t over x in 1..2000 { show x, y = x * x / 7 }\n";
   auto run = [&](unsigned threads) {
-    Session s;
-    m.install(s);
-    REQUIRE(prepare(s, "main.mls"));
-    RunOptions opt;
-    opt.threads = threads;
-    auto r = execute(s, Selection{}, opt);
-    REQUIRE(r.has_value());
     std::vector<double> cells;
-    for (const auto& row : r->tables.at(0).rows) cells.push_back(row.cells.at(1).n.d);
+    for (const auto& row : first_table(m, threads).rows) cells.push_back(row.cells.at(1).n.d);
     return cells;
   };
   CHECK(run(1) == run(4));
