@@ -346,35 +346,23 @@ std::size_t SweepPoints::block_size(const Domains& domains, std::size_t index, s
 }
 
 // Point index + l of a block run_block started at `index`: read from lane l if the lanes ran,
-// otherwise run on its own (the block's first point with its innermost binding changed).
+// otherwise run on its own (the block's first point with its innermost binding changed). A
+// lane block of compact rows comes here for its first point only; lane_heads writes the rest.
 void SweepPoints::block_point(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                               std::size_t l, bool lanes, fast::PointRun& run, PointScratch& scratch, const Dest& dest) {
   std::uint64_t changed = run.block_dirty;
-  if (l > 0 && lanes && dest.head_only) {
-    // A compact row reads no key: only the odometer moves (a block lies within one cycle of
-    // the innermost binding, or spans whole cycles of it within one of the binding outside).
-    // The key's values stay the block's first point's until the next advance, which rewrites
-    // them (the innermost binding always moves; a block over two bindings ends with a cycle of
-    // the innermost, so the next advance moves the binding outside it too).
-    lane_step(domains, run, index + l);
-  } else if (l > 0) {
-    changed = advance_inner(domains, index + l, run);
-  }
+  if (l > 0) changed = advance_inner(domains, index + l, run);
   if (!lanes) prog.run(run.key, changed, run);
   if (lanes && l == 0) lane_sources(prog, run, scratch);
-  // A compact row's head whose point has the signature of the lane before it (no max/min/clamp
-  // arm differs between them), in a body without asserts: that lane's provenance, which the
-  // head before found or took (it left it as run.last_deps, as point_out would find it again).
-  if (lanes && l > 0 && dest.head_only && (run.lanes_same_prev >> l & 1) && run.last_deps && prog.asserts().empty()) {
-    CompactRows::Meta& m = last_point_head(dest, run);
-    for (const auto& f : prog.feasibility())
-      if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;
-    return;
-  }
   point_out(ev, prog, domains, index + l, run, lanes ? l : kNoLane, scratch, dest);
 }
 
-// The compact-row odometer of a lane block moved to its next point, `index` (block_point).
+// The compact-row odometer of a lane block moved to its next point, `index` (lane_heads). A
+// compact row reads no key: only the odometer moves (a block lies within one cycle of the
+// innermost binding, or spans whole cycles of it within one of the binding outside). The key's
+// values stay the block's first point's until the next advance, which rewrites them (the
+// innermost binding always moves; a block over two bindings ends with a cycle of the
+// innermost, so the next advance moves the binding outside it too).
 void SweepPoints::lane_step(const Domains& domains, fast::PointRun& run, std::size_t index) {
   std::vector<std::size_t>& pick = run.last_pick;
   if (++pick.back() == domains.back().size()) {
@@ -387,7 +375,10 @@ void SweepPoints::lane_step(const Domains& domains, fast::PointRun& run, std::si
 // The heads of a lane block's compact rows r0 + 1 .. r0 + n - 1, lanes 1 .. n - 1 of the last
 // run_lanes (block_point wrote lane 0's), in one loop: what block_point writes for each of them
 // (Dest::head_only), without a call per lane. `at` is the point being written (the one an
-// error is reported at).
+// error is reported at). A head whose point has the signature of the lane before it (no
+// max/min/clamp arm differs between them), in a body without asserts, takes that lane's
+// provenance, which the head before found or took (it left it as run.last_deps, as point_out
+// would find it again).
 void SweepPoints::lane_heads(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                              std::size_t n, fast::PointRun& run, PointScratch& scratch, CompactRows& rows,
                              std::size_t r0, std::size_t& at) {
