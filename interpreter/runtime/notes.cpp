@@ -345,9 +345,8 @@ struct NotesBuilder::State {
           q = &quiet_[quiet_slot(prev_arms_id, m.deps)];
           if (q->to != m.deps || q->from != prev_arms_id) q = nullptr;
         }
-        if (m.deps == prev_deps_ || q) {
-          const bool counted = segs_overflow || (m.changed & ~segs.back().full) == 0;
-          if (counted && q) {
+        if ((m.deps == prev_deps_ || q) && (segs_overflow || (m.changed & ~segs.back().full) == 0)) {
+          if (q) {
             // As add_row after arms_of found q->arms by the deps' address and stepped frozen
             // sites only: these are now the last and the previous row's arms.
             last_arms = prev_arms = q->arms;
@@ -355,15 +354,13 @@ struct NotesBuilder::State {
             last_deps.clear();
             prev_arms_id = q->arms->id;
           }
-          if (counted && !segs_overflow) {
+          if (!segs_overflow) {
             Segment& sg = segs.back();
             for (std::uint64_t b = m.changed; b != 0; b &= b - 1) ++sg.n[static_cast<std::size_t>(std::countr_zero(b))];
           }
-          if (counted) {
-            step_prev(x, m.deps, first_point + r, false, false);
-            rows_to(index++);
-            continue;
-          }
+          step_prev(x, m.deps, first_point + r, false, false);
+          rows_to(index++);
+          continue;
         }
       }
       cur_x_ = x;
