@@ -14,7 +14,9 @@ namespace mls {
 
 struct Args {
   bool help = false, version = false;
-  bool diff = false;  // report --diff: compare FILE as written with FILE under --use/--set
+  bool diff = false;            // report --diff: compare FILE as written with FILE under --use/--set
+  bool cross_validate = false;  // validate --cross-validate: errors out of sample by source and domain
+  bool fit = false;             // validate --fit: the calibration fit iterated to its optimum
   std::string format = "text";
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;

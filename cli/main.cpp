@@ -45,8 +45,11 @@ commands:
                   (--x COL, --y COL,COL...)
   merge PART...    the parts of a sharded run (run --shard) merged: prints exactly what
                   one `mls run FILE` prints (--format text|json|csv|md)
-  validate        every published measurement of the validation set against its prediction
-                  (--format text|json|md; exit 1 when a case is outside its band)
+  validate        every published measurement of the validation set against its prediction, the
+                  out-of-sample (leave-one-source-out) errors and the band of each domain
+                  (--format text|json|md; exit 1 when a case is outside its band);
+                  --cross-validate adds the errors by source and of refits without whole domains,
+                  --fit the calibration fit iterated to its optimum (docs/validation.md)
   list [KIND]     the catalogue: accelerators, systems, fabrics, links, models or grids, one row per
                   entry with its source (--where EXPR of `it`, --format text|json|csv|md)
   conventions     list every convention, its choices and its default
@@ -142,6 +145,10 @@ int parse_args(int argc, char** argv, Args& a, std::string& error) {
       a.version = true;
     } else if (arg == "--diff") {
       a.diff = true;
+    } else if (arg == "--cross-validate") {
+      a.cross_validate = true;
+    } else if (arg == "--fit") {
+      a.fit = true;
     } else if (arg.rfind("--format", 0) == 0) {
       auto v = value("--format");
       if (!v) return 64;
@@ -493,6 +500,9 @@ int cmd_check(const Args& a) {
 }
 
 int dispatch(int argc, char** argv) {
+  // Validation tables (the bands train() results carry) are kept on disk between runs
+  // (docs/validation.md, "What it costs").
+  Scenario::enable_validation_cache();
   // `mls lsp` takes options of its own (--stdio, which editors pass, and --stdlib DIR).
   if (argc >= 2 && std::string_view(argv[1]) == "lsp") return cmd_lsp(argc, argv);
   Args a;
@@ -515,6 +525,8 @@ int dispatch(int argc, char** argv) {
     return usage_error("--uncertainty and --seed apply to run only");
   if (a.seed_given && !a.run.uncertainty) return usage_error("--seed needs --uncertainty N");
   if (a.diff && cmd != "report") return usage_error("--diff applies to report only (mls diff compares on its own)");
+  if ((a.cross_validate || a.fit) && cmd != "validate")
+    return usage_error(std::string(a.fit ? "--fit" : "--cross-validate") + " applies to validate only");
   if (cmd == "run" || cmd == "diff" || cmd == "explain" || cmd == "validate" || cmd == "merge" || cmd == "report" ||
       cmd == "plot" || cmd == "sensitivity") {
     // Ctrl-C stops the evaluation as an error (run.interrupted, exit 130): `--out` files are

@@ -141,7 +141,16 @@ void append_views(const ResultScope& p, DepSet d, std::vector<AssumptionView>& o
   for (AtomId a : p.deps.atoms(d)) {
     if (!p.deps.is_assumption(a)) continue;
     const Assumption& as = p.deps.assumption(a);
-    out.push_back({kind_name(as.kind), as.name, as.value, assumption_place(p.sources, as), as.via});
+    AssumptionView v;
+    v.kind = kind_name(as.kind);
+    v.name = as.name;
+    v.value = as.value;
+    v.at = assumption_place(p.sources, as);
+    v.via = as.via;
+    v.band = as.band;
+    v.domain = as.domain;
+    v.extrapolated = as.extrapolated;
+    out.push_back(std::move(v));
   }
 }
 

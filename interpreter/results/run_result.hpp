@@ -185,6 +185,13 @@ void replay(const RunResult& r, RunSink& sink);
 
 struct AssumptionView {
   std::string kind, name, value, at, via;
+  // A validation band (kind "validation"): its relative half-width (< 0: none), its domain and
+  // whether it is extrapolated from another domain (docs/validation.md).
+  double band = -1;
+  std::string domain = {};
+  bool extrapolated = false;
+  // What a reader may call "validated": a band measured on the value's own domain.
+  [[nodiscard]] bool in_domain() const { return kind == "validation" && band >= 0 && !extrapolated; }
   bool operator<(const AssumptionView& o) const;
   bool operator==(const AssumptionView& o) const;
 };
