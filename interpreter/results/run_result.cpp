@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -161,6 +162,19 @@ std::vector<AssumptionView> sorted_unique(std::vector<AssumptionView> out) {
 }
 
 }  // namespace
+
+std::string band_summary(const std::vector<AssumptionView>& as) {
+  std::string out;
+  for (const auto& a : as) {
+    if (a.kind != "validation" || a.band < 0) continue;
+    char b[48];
+    std::snprintf(b, sizeof b, "%.1f %%", 100 * a.band);
+    out += (out.empty() ? "" : "; ") +
+           (a.extrapolated ? "extrapolated to " + a.domain + " (" + a.name + ", ±" + b + "; not validated there)"
+                           : "validated on " + a.domain + " (" + a.name + ", ±" + b + ")");
+  }
+  return out;
+}
 
 std::vector<AssumptionView> assumptions_of(const ResultScope& p, DepSet d) {
   std::vector<AssumptionView> out;

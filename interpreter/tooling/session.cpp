@@ -397,7 +397,9 @@ bool ReplSession::load_into(Session& s, const std::string& path, std::string& me
 Outcome ReplSession::start(const std::vector<std::string>& files) {
   Outcome out;
   Program& p = s_->prog;
-  if (!p.load_prelude()) {
+  // The whole prelude is checked once, as `mls run` checks it: a model a REPL input calls may
+  // evaluate stdlib globals no input names (the validation cases behind a train() result's band).
+  if (!p.load_prelude() || (s_->ck.check_added(0, 0, 0), p.diags.has_errors())) {
     out.diagnostics = render_from(p.sources, p.diags, 0, out.exit_code);
     out.status = Outcome::Status::failed;
     if (out.exit_code == 0) out.exit_code = 70;
@@ -442,6 +444,8 @@ Outcome ReplSession::reset() {
   auto fresh = std::make_unique<Session>();
   install_hooks(fresh->prog);
   bool ok = fresh->prog.load_prelude();
+  if (ok) fresh->ck.check_added(0, 0, 0);
+  ok = ok && !fresh->prog.diags.has_errors();
   std::string message;
   for (std::size_t i = 0; ok && i < files_.size(); ++i) ok = load_into(*fresh, files_[i], message);
   std::optional<Config> cfg;
