@@ -524,8 +524,12 @@ std::string chart_text(const Chart& c, int cols, int rows) {
   xa.lo = c.x_values.front();
   xa.hi = c.x_values.back();
   if (xa.lo == xa.hi) {
-    xa.lo = c.x_log ? xa.lo / 2 : xa.lo - 1;
-    xa.hi = c.x_log ? xa.hi * 2 : xa.hi + 1;
+    if (c.x_log) {
+      xa.lo /= 2;
+      xa.hi *= 2;
+    } else {
+      std::tie(xa.lo, xa.hi) = around(xa.lo);
+    }
   }
   const int w = cols * 2, h = rows * 4;
   auto dx = [&](double x) { return static_cast<int>(std::lround(xa.frac(x) * (w - 1))); };
@@ -539,11 +543,8 @@ std::string chart_text(const Chart& c, int cols, int rows) {
         hi = std::max(hi, p.y);
       }
       const std::string top = short_number(hi, 4), bottom = short_number(lo, 4);
-      if (lo == hi) {
-        lo -= 1;
-        hi += 1;
-      }
-      auto dy = [&](double y) { return static_cast<int>(std::lround((1 - (y - lo) / (hi - lo)) * (h - 1))); };
+      if (lo == hi) std::tie(lo, hi) = around(lo);
+      auto dy = [&](double y) { return static_cast<int>(std::lround((1 - fraction(y, lo, hi)) * (h - 1))); };
       Braille b(cols, rows);
       for (std::size_t i = 0; i < se.pts.size(); ++i) {
         const int x = dx(se.pts[i].x), y = dy(se.pts[i].y);

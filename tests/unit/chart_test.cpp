@@ -50,6 +50,29 @@ TEST_CASE("a linear axis extends the data to whole steps and labels them plainly
   CHECK(labels(linear_axis(-1, 1, 2)) == std::vector<std::string>{"-1", "0", "1"});
 }
 
+TEST_CASE("a linear axis over the whole binary64 range has finite ticks and positions (#38 item 11)") {
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {-1e308, 1e308}, {-1.7976931348623157e308, 1.7976931348623157e308}, {1e308, 1e308}, {-1e308, -1e308}}) {
+    const Axis a = linear_axis(lo, hi, 4);
+    CHECK(std::isfinite(a.lo));
+    CHECK(std::isfinite(a.hi));
+    CHECK(a.lo < a.hi);
+    REQUIRE(a.ticks.size() >= 2);
+    for (const auto& t : a.ticks) {
+      CHECK(std::isfinite(t.value));
+      CHECK(t.label.find("nan") == std::string::npos);
+      CHECK(t.label.find("inf") == std::string::npos);
+      CHECK(std::isfinite(a.frac(t.value)));
+    }
+    CHECK(a.frac(lo) >= 0);
+    CHECK(a.frac(hi) <= 1);
+  }
+  CHECK(fraction(0, -1e308, 1e308) == doctest::Approx(0.5));
+  CHECK(around(1e20).first < 1e20);
+  CHECK(around(1e20).second > 1e20);
+  CHECK(std::isfinite(around(1.7976931348623157e308).second));
+}
+
 TEST_CASE("a log axis ticks at 1-2-5 within few decades and at powers of ten over many") {
   const Axis a = log_axis(64, 8192);
   CHECK(a.log);
