@@ -201,11 +201,15 @@ std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, con
 std::string spread_text(const Spread& sp, const Display& d) {
   auto v = [&](double x) { return value_with_unit(Value::number(Num::of_double(x)), d); };
   std::string s = "    P50 " + v(sp.p50) + " [P10 " + v(sp.p10) + " – P90 " + v(sp.p90) + "]\n";
+  const std::string noise = fmt::format("within sampling noise (|r| < {:.2f} = 2/√{})", sp.noise_threshold, sp.samples);
   if (!sp.drivers.empty()) {
     s += "    drivers (rank correlation):";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{} {} {:+.2f}", i ? "," : "", sp.drivers[i].name, sp.drivers[i].rank_correlation);
+    if (sp.within_noise) s += fmt::format("; {} more {}", sp.within_noise, noise);
     s += "\n";
+  } else if (sp.within_noise) {
+    s += "    drivers (rank correlation): none, every input " + noise + "\n";
   }
   return s;
 }
@@ -474,8 +478,11 @@ class JsonSink : public RunSink, public RowTextSink {
   }
   static std::string json_spread(const Spread& sp, const Display& d) {
     auto v = [&](double x) { return json_cell(Value::number(Num::of_double(x)), d); };
-    std::string s = ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) +
-                    ", \"p90\": " + v(sp.p90) + ", \"samples\": " + std::to_string(sp.samples) + ", \"drivers\": [";
+    std::string s =
+        ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) + ", \"p90\": " + v(sp.p90) +
+        ", \"samples\": " + std::to_string(sp.samples) +
+        fmt::format(", \"noise_threshold\": {:.4f}, \"within_noise\": {}", sp.noise_threshold, sp.within_noise) +
+        ", \"drivers\": [";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{}{{\"name\": {}, \"value\": {}, \"rank_correlation\": {:.4f}}}", i ? ", " : "",
                        json_string(sp.drivers[i].name), json_string(sp.drivers[i].value),

@@ -43,7 +43,11 @@ struct Driver {
 struct Spread {
   double p10 = 0, p50 = 0, p90 = 0;
   std::size_t samples = 0;
-  std::vector<Driver> drivers;
+  std::vector<Driver> drivers;  // beyond sampling noise, largest first
+  // |rank correlation| below this (2/sqrt(samples): zero's two-sided 95 % band) is
+  // indistinguishable from no correlation; so many inputs were left out of `drivers` for it.
+  double noise_threshold = 0;
+  std::size_t within_noise = 0;
 };
 
 struct Shown {
