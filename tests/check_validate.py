@@ -6,9 +6,11 @@ and its leave-one-source-out error (equal to its error when no fit read its sour
 medians and maxima are those of the expressible cases; each domain's counts are those of its cases
 and it is validated exactly when it has 3 cases from 2 sources; the exit code is 1 exactly when a
 case is outside its band; the training set has at least 60 runs from at least 10 sources; a case
-that is not expressible says why and has no error; every serving latency case (metric ttft_*,
-tpot_*) carries the utilisation it ran at, predicted and as measured (a load over a capacity:
-positive), and no other case does.
+that is not expressible says why and has no error; the serving set has at least 35 cases from at
+least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
+with attention data and expert parallelism; every serving latency case (metric ttft_*, tpot_*)
+carries the utilisation it ran at, predicted and as measured (a load over a capacity: positive), and
+no other case does.
 
 usage: check_validate.py MLS
 """
@@ -64,6 +66,15 @@ def main():
         if (n, k) != (d["cases"], d["sources"]) or d["validated"] != (n >= 3 and k >= 2):
             errors.append("domain %s / %s: %d cases from %d sources, validated %s; its cases say %d from %d"
                           % (d["family"], d["domain"], d["cases"], d["sources"], d["validated"], n, k))
+    serving = [c for c in cases if c["family"] == "serving"]
+    serving_sources = {c["source"].split(",")[0] for c in serving}
+    if len(serving) < 35 or len(serving_sources) < 5:
+        errors.append("serving set: %d cases from %d sources (need 35 and 5)" % (len(serving), len(serving_sources)))
+    for acc in ("B200", "GB200", "H200", "H100", "MI300X", "MI325X"):
+        if not any(acc in c["system"] for c in serving):
+            errors.append("serving set: no case on %s" % acc)
+    if sum(1 for c in serving if "DEP" in c["source"] or "EP8" in c["system"]) < 3:
+        errors.append("serving set: fewer than 3 MoE cases with attention data and expert parallelism")
     for s in doc["summary"]:
         errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and c["expressible"] and
                       (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))

@@ -179,11 +179,19 @@ DomainBand domain_band(const ValidationTable& t, const CaseDomain* want) {
   const double near_band = band_of(nearest->loso());
   const double spread = transfer_spread(t, gs);
   out.band = near_band + spread;
+  // The domain's own few cases, where it has some, bound the band from below: an extrapolation is
+  // never narrower than what was measured there.
+  double own_max = 0;
+  if (own)
+    for (const double e : own->loso()) own_max = std::max(own_max, e);
+  const bool by_own = own_max > out.band;
+  out.band = std::max(out.band, own_max);
   out.text = "extrapolated: " + why + "; nearest validated: " + nearest->domain.text() + " (band ±" + pct(near_band) +
              " over " + runs(t, nearest->cases.size()) + " from " + sources_text(nearest->sources.size()) +
              "), widened by ±" + pct(spread) +
              (fitted ? ", the error of refitting without a whole domain" : ", the family's spread over all its cases") +
-             "; band ±" + pct(out.band) + "; `mls validate`";
+             (by_own ? ", and at least its own cases' largest error, " + pct(own_max) : std::string()) + "; band ±" +
+             pct(out.band) + "; `mls validate`";
   return out;
 }
 

@@ -100,3 +100,26 @@ show bare = validated("bare", 1)
         "no validation set (a bare case has no numeric `error` or boolean `within`: build cases with validation.mls's "
         "case_error and within_band)");
 }
+
+TEST_CASE("an extrapolated band is never narrower than the domain's own cases' largest error") {
+  // X: ten cases from ten sources within 10 %; Z: one case at +200 % (too few to validate Z). Z's
+  // band from the rule alone, X's 10 % widened by the family's spread (the 90th percentile of all
+  // eleven: 10 %), would be 20 %, far below what was measured on Z itself.
+  const char* src = R"(
+set validation_families = [{ name: "toy", family: "toy", quantity: "", lists: ["toy_cases"], calibration: "" }]
+let dom(acc) = { accelerator: acc, generation: "g", vendor: "v", moe: false, precision: "16-bit" }
+let c(id, acc, measured, predicted) = { id: id, family: "toy", source: id, system: "", held_out: false, metric: "m", unit_text: "", measured: measured, predicted: predicted, band: 0.2, fits: true, error: case_error(measured, predicted), within: within_band(measured, predicted, 0.2, true), expressible: true, reason: "", domain: case_domain(dom(acc), "", 8) }
+let toy_cases = [c("a_1", "X", 10, 11), c("b_1", "X", 10, 10.5), c("d_1", "X", 10, 9.5), c("f_1", "X", 10, 10.5),
+                 c("g_1", "X", 10, 10.5), c("h_1", "X", 10, 10.5), c("i_1", "X", 10, 10.5), c("j_1", "X", 10, 10.5),
+                 c("k_1", "X", 10, 10.5), c("l_1", "X", 10, 10.5), c("e_1", "Z", 10, 30)]
+show z = validated_in("toy", dom("Z"), 1)
+)";
+  Session s;
+  REQUIRE(prepare(s, "toy.mls", std::string(src)));
+  const auto r = execute(s, Selection{}, RunOptions{});
+  REQUIRE(r);
+  const AssumptionView z = band(s.prog, r->results[0].value.deps);
+  CHECK(z.extrapolated);
+  CHECK(z.band == doctest::Approx(2.0));
+  CHECK(z.value.find("and at least its own cases' largest error, 200.0 %") != std::string::npos);
+}
