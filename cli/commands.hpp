@@ -33,6 +33,9 @@ struct Args {
   std::vector<std::string> positional;  // command first
 };
 
+// What every session core of the command line is given: its wording (`mls conventions`).
+Core::Options core_options();
+
 int emit(const Args& a, const std::string& text);
 int usage_error(const std::string& msg);
 // Forwards a run to `inner` and sets `failed` when an assert fails (exit code 1).

@@ -18,7 +18,7 @@ int cmd_explain(const Args& a) {
   if (a.positional.size() != 3) return usage("explain expects FILE and NAME");
   if (a.format != "text") return usage("explain prints text only, got --format " + a.format);
   if (a.presets.size() > 1) return usage("explain takes one --preset");
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
   const auto r = s.run(selection_of(a), a.run);

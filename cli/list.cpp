@@ -217,7 +217,7 @@ int cmd_list(const Args& a) {
     return usage("no catalogue kind '" + want + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
                  "; kinds: accelerators, systems, fabrics, links, models, grids");
   }
-  Scenario s;
+  Scenario s(core_options());
   if (!s.load_prelude()) return report(s);
   const std::vector<std::string> ids = s.list_entries(kind->name);
   // The generated scenario: the stdlib list zipped with its entries' names; --where on a line of
@@ -230,7 +230,7 @@ int cmd_list(const Args& a) {
   for (std::size_t c = 0; c < kind->cols.size(); ++c)
     src += std::string(c ? ", " : "") + kind->cols[c].key + " = " + kind->cols[c].expr;
   src += "\n}\n";
-  Scenario table;
+  Scenario table(core_options());
   if (!table.prepare("<list>", src)) return report(table);
   Selection sel = selection_of(a);
   RunOptions opt = a.run;

@@ -84,6 +84,12 @@ exit codes: 0 ok, 1 assertion failed (run) or differences found (diff), 64 usage
 
 }  // namespace
 
+Core::Options core_options() {
+  Core::Options o;
+  o.conventions_command = "`mls conventions`";
+  return o;
+}
+
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
   return info(ErrorKind::usage).exit_code;
@@ -440,7 +446,7 @@ int cmd_run(const Args& a) {
     return usage_error("--uncertainty runs whole: it cannot be combined with --shard");
   if (a.run.uncertainty && (a.format == "csv" || a.format == "md"))
     return usage_error("--uncertainty prints its percentiles in text and json: use --format text or json");
-  Scenario s;
+  Scenario s(core_options());
   const std::string& file = a.positional[1];
   if (!s.prepare(file)) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
@@ -484,7 +490,7 @@ int cmd_run(const Args& a) {
 
 int cmd_check(const Args& a) {
   if (a.positional.size() != 2) return usage_error("check expects one FILE");
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   // Conventions and overrides are validated too (an unknown --use is an input error).
   if (!s.configure(selection_of(a))) return report(s);

@@ -590,7 +590,7 @@ int cmd_merge(const Args& a) {
     return part_error(e.what());
   }
   const PartHeader& h = parts.front().h;
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare(h.file)) return report(s);
   if (const int rc = check_table(a, s)) return rc;
   Selection sel;

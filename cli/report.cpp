@@ -97,7 +97,7 @@ int cmd_report(const Args& a) {
   if (a.presets.size() > 1) return usage_error("report takes one --preset");
   Args with_points = a;
   with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(with_points, s, a.positional[1], rc);
   if (!run) return rc;
@@ -123,7 +123,7 @@ int cmd_plot(const Args& a) {
     return usage_error("plot --format must be text, svg or png, got '" + a.format + "'");
   if (format == "png" && a.out.empty())
     return usage_error("plot --format png writes a binary image: give --out FILE.png");
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
   if (!run) return rc;

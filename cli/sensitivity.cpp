@@ -20,7 +20,7 @@ int cmd_sensitivity(const Args& a) {
   if (a.format != "text" && a.format != "json")
     return usage("sensitivity prints text or json, got --format " + a.format);
   if (a.presets.size() > 1) return usage("sensitivity takes one --preset");
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
   const Selection sel = selection_of(a);

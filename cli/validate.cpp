@@ -360,7 +360,7 @@ int cmd_validate(const Args& a) {
   if (a.format != "text" && a.format != "json" && a.format != "md")
     return usage("--format must be text, json or md, got '" + a.format + "'");
   if (a.presets.size() > 1) return usage("validate takes one --preset");
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare("<validate>", std::string(kScenario))) return report(s);
   Selection sel = selection_of(a);
   sel.validation_summaries = false;  // the cases are what is being measured here

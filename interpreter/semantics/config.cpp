@@ -179,7 +179,7 @@ struct Builder {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
-      d.help.push_back(p.conventions_command + " lists them with their choices");
+      if (!p.conventions_command.empty()) d.help.push_back(p.conventions_command + " lists them with their choices");
       ok = false;
       return;
     }
@@ -212,8 +212,7 @@ struct Builder {
     a.kind = AssumptionKind::set;
     a.name = name;
     a.value = compact_text(p.sources.slice(value->span));
-    a.at =
-        value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
+    a.at = value->span.valid() && p.sources.get(value->span.file).command_line ? Span{} : path_span;
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     o.reads_prior = reads_prior(*value);
@@ -352,7 +351,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
       b.ok = false;
       continue;
     }
-    const FileId f = p.sources.add("<command line: --set " + name + ">", text, false);
+    const FileId f = p.sources.add_command_line("<command line: --set " + name + ">", text);
     ExprP e = parse_expression(p.sources, f, p.diags);
     if (!e) {
       b.ok = false;

@@ -63,7 +63,7 @@ std::optional<Selection> switched(const Selection& base, const AssumptionChange&
 
 class Splitter {
  public:
-  Splitter(Session& s, const Selection& sel, const RunResult& run, const RunOptions& opt, const DiffReport& d,
+  Splitter(Core& s, const Selection& sel, const RunResult& run, const RunOptions& opt, const DiffReport& d,
            const ShareLimits& lim)
       : s_(s), sel_(sel), run_(run), opt_(opt), d_(d), lim_(lim) {}
 
@@ -124,7 +124,7 @@ class Splitter {
   }
 
  private:
-  Session& s_;
+  Core& s_;
   const Selection& sel_;
   const RunResult& run_;
   const RunOptions& opt_;
@@ -142,7 +142,7 @@ bool shown_once(const RunResult& r, const std::string& name) {
 
 }  // namespace
 
-void split_changes(Session& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
+void split_changes(Core& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
                    DiffReport& d, const ShareLimits& lim) {
   Splitter sp(left, left_sel, left_run, opt, d, lim);
   // Values first, then cells, in the order the diff prints them: the re-run budget is spent

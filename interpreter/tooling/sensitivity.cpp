@@ -140,8 +140,10 @@ std::optional<double> Sensitivity::change(double v) const {
   return (v - base) / std::abs(base);
 }
 
-Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, const RunResult& base,
-                        const std::string& name, const RunOptions& run_opt, double step) {
+Sensitivity sensitivity(Core& core, const Selection& sel, const RunResult& base, const std::string& name,
+                        const RunOptions& run_opt, double step) {
+  Session& s = core.session();
+  const Config& cfg = *core.config();
   Sensitivity r;
   r.step = step;
   // The result as the run has it, with its assumptions (explain's lookup and messages).
@@ -156,7 +158,7 @@ Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, con
   r.base = v.n.d;
   r.shown = ex.value;
   r.display = ex.display;
-  Rerun mover(s, base, name, run_opt);
+  Rerun mover(core, base, name, run_opt);
   // One entry per name: a parameter set in the scenario and again on the command line is one input.
   std::map<std::string, std::vector<const AssumptionView*>> settings;
   std::vector<std::string> order;

@@ -126,7 +126,7 @@ std::string assumption_lines_text(const Program& p, DepSet d, const std::string&
 }
 
 std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
-  Program& p = s_->prog;
+  Program& p = core_->session().prog;
   std::string out;
   for (const auto& c : o.changes) out += c + "\n";
   for (const auto& def : o.defined) {
@@ -200,7 +200,7 @@ std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
 }
 
 std::string ReplSession::table_text(const Table& t, TableSlice& slice) {
-  return format_table_text(scope_of(s_->prog), t, slice);
+  return format_table_text(scope_of(core_->session().prog), t, slice);
 }
 
 }  // namespace mls

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
+#include "harness.hpp"
 #include "interpreter/report/axis.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -81,7 +81,7 @@ TEST_CASE("a sweep is geometric when its distinct values have one ratio") {
 }
 
 TEST_CASE("the chart of a sweep: x the swept variable, one panel per unit, regime marks") {
-  Session s;
+  Harness s;
   const char* src = R"(
 sweep grow over n in 2..64 by *2 {
   show n, t = 100 s / n, m = 1 GB * n, big = if n > 8 then "yes" else "no", k = min(n, 8)

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "grammar/symbols.hpp"
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 #include "interpreter/tooling/explain.hpp"
 
 using namespace mls;
@@ -51,7 +51,7 @@ sweep o1 over gpus in GPUS {
 )";
 
 struct Ran {
-  std::unique_ptr<Session> s = std::make_unique<Session>();
+  std::unique_ptr<Harness> s = std::make_unique<Harness>();
   std::optional<Config> cfg;
   RunResult r;
 };

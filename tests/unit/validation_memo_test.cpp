@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "harness.hpp"
 #include "interpreter/results/run_result.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -39,7 +39,7 @@ std::string band_of(const Program& p, const Table& t) {
 }  // namespace
 
 TEST_CASE("a validation band is computed from its family's cases, once per process and configuration") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(kToy)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
@@ -86,7 +86,7 @@ let bare_validation_cases = [{ family: "bare", measured: 10, predicted: 11, held
 show toy = validated("toy", 1)
 show bare = validated("bare", 1)
 )";
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(src)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
