@@ -9,15 +9,7 @@
 namespace mls {
 
 int cmd_explain(const Args& a) {
-  auto usage = [](const std::string& msg) {
-    std::fprintf(stderr,
-                 "mls: %s\nusage: mls explain FILE NAME   (NAME: a shown label, TABLE.COLUMN[KEY=VALUE] or a global)\n",
-                 msg.c_str());
-    return 64;
-  };
-  if (a.positional.size() != 3) return usage("explain expects FILE and NAME");
-  if (a.format != "text") return usage("explain prints text only, got --format " + a.format);
-  if (a.presets.size() > 1) return usage("explain takes one --preset");
+  if (a.positional.size() != 3) return usage_error(a, "explain expects FILE and NAME");
   Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;

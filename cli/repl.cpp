@@ -460,15 +460,6 @@ int script_loop(ReplSession& s) {
 }  // namespace
 
 int cmd_repl(const Args& a) {
-  if (a.format != "text" || !a.out.empty()) {
-    std::fputs("mls: repl prints to the terminal; --format and --out do not apply\n(run `mls --help` for usage)\n",
-               stderr);
-    return 64;
-  }
-  if (a.presets.size() > 1) {
-    std::fputs("mls: repl takes one --preset\n(run `mls --help` for usage)\n", stderr);
-    return 64;
-  }
   const bool interactive = isatty(STDIN_FILENO) != 0;
   Core::Options core;
   core.conventions_command = "`:conventions`";

@@ -348,18 +348,10 @@ std::string render_json(const std::vector<Case>& cases, const std::vector<Summar
   return out + "\n ]}\n";
 }
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
-  return info(ErrorKind::usage).exit_code;
-}
-
 }  // namespace
 
 int cmd_validate(const Args& a) {
-  if (a.positional.size() != 1) return usage("validate takes no FILE (it runs the stdlib's validation set)");
-  if (a.format != "text" && a.format != "json" && a.format != "md")
-    return usage("--format must be text, json or md, got '" + a.format + "'");
-  if (a.presets.size() > 1) return usage("validate takes one --preset");
+  if (a.positional.size() != 1) return usage_error(a, "validate takes no FILE (it runs the stdlib's validation set)");
   Scenario s(core_options());
   if (!s.prepare("<validate>", std::string(kScenario))) return report(s);
   Selection sel = selection_of(a);
