@@ -229,7 +229,7 @@ std::string pad(std::string s, std::size_t w, bool right = false) {
 
 std::string render_text(const std::vector<Case>& cases, const std::vector<Summary>& sums, const RunResult& head) {
   std::string out =
-      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via + ")\n";
+      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via.text() + ")\n";
   std::vector<std::string> families;
   for (const auto& c : cases)
     if (std::find(families.begin(), families.end(), c.family) == families.end()) families.push_back(c.family);

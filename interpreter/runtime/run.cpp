@@ -228,6 +228,7 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
                 return d.unit.empty() ? t : t + " " + d.unit;
               };
               a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+              a.operands = true;
             }
             sink.assertion(a);
           }

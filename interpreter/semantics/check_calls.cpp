@@ -84,7 +84,7 @@ TypeP Checker::call(Expr& e, Env& env) {
   TypeP r = impl.type(nc);
   if (!env.calls.empty() && env.calls.back().valid())
     for (std::size_t i = before; i < p_.diags.size(); ++i)
-      const_cast<Diagnostic&>(p_.diags.items()[i]).notes.push_back({env.calls.back(), "in this call"});
+      const_cast<Diagnostic&>(p_.diags.items()[i]).notes.push_back({env.calls.back(), "in this call", LabelKind::call});
   return r;
 }
 

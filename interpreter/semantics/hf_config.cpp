@@ -158,7 +158,7 @@ struct Reader {
     a.name = label + "." + key;
     a.value = std::move(value);
     a.at = places.count(key) ? key_span(key) : Span{file, 0, 1};
-    a.via = "model_from_hf";
+    a.via = ViaKind::model_from_hf;
     return p.deps.add_assumption(std::move(a));
   }
   // A whole number >= `least` at `key`; nullopt (and an error, if `required`) when absent or bad.

@@ -21,7 +21,8 @@ std::vector<const AssumptionChange*> causes_of(const DiffReport& d, const ValueD
   std::vector<const AssumptionChange*> out;
   for (const auto& k : v.because) {
     const AssumptionChange* c = d.change_of(k);
-    if (c && !c->same_value() && k.first != "approx" && k.first != "validation") out.push_back(c);
+    if (c && !c->same_value() && k.kind != AssumptionKind::approx && k.kind != AssumptionKind::validation)
+      out.push_back(c);
   }
   return out;
 }
@@ -42,22 +43,22 @@ std::optional<Selection> switched(const Selection& base, const AssumptionChange&
     return std::nullopt;
   }
   Selection s = base;
-  if (c.key.first == "convention") {
-    s.uses.emplace_back(c.key.second, target->value);
+  if (c.key.kind == AssumptionKind::convention) {
+    s.uses.emplace_back(c.key.name, target->value);
     return s;
   }
   // A setting is moved by its right-side text. Text that reads another name would be evaluated
   // with the left's value of that name: not the right side's setting when that name differs too.
-  if (mentions_name(target->value, c.key.second)) {
+  if (mentions_name(target->value, c.key.name)) {
     why = "its right-side value (" + target->value + ") reads its own earlier value";
     return std::nullopt;
   }
   for (const AssumptionChange* o : all)
-    if (o != &c && mentions_name(target->value, o->key.second)) {
-      why = "its right-side value (" + target->value + ") reads " + o->key.second + ", which differs too";
+    if (o != &c && mentions_name(target->value, o->key.name)) {
+      why = "its right-side value (" + target->value + ") reads " + o->key.name + ", which differs too";
       return std::nullopt;
     }
-  s.sets.emplace_back(c.key.second, target->value);
+  s.sets.emplace_back(c.key.name, target->value);
   return s;
 }
 

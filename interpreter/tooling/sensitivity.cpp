@@ -163,18 +163,18 @@ Sensitivity sensitivity(Core& core, const Selection& sel, const RunResult& base,
   std::map<std::string, std::vector<const AssumptionView*>> settings;
   std::vector<std::string> order;
   for (const auto& a : ex.assumptions) {
-    if (a.kind == "approx" || a.kind == "validation") {
-      r.not_inputs.push_back(a.kind + " " + a.name);
+    if (a.kind == AssumptionKind::approx || a.kind == AssumptionKind::validation) {
+      r.not_inputs.push_back(std::string(kind_name(a.kind)) + " " + a.name);
       continue;
     }
-    if (a.kind != "convention") {
+    if (a.kind != AssumptionKind::convention) {
       if (settings[a.name].empty()) order.push_back(a.name);
       settings[a.name].push_back(&a);
       continue;
     }
     SensitivityEntry e;
     e.convention = true;
-    e.source = a.kind;
+    e.source = kind_name(a.kind);
     e.name = a.name;
     e.value = a.value;
     e.choice = a.value;
@@ -195,7 +195,7 @@ Sensitivity sensitivity(Core& core, const Selection& sel, const RunResult& base,
   for (const auto& n : order) {
     const auto& group = settings[n];
     SensitivityEntry e;
-    e.source = group[0]->kind;
+    e.source = kind_name(group[0]->kind);
     e.name = n;
     e.at = group[0]->at;
     for (const auto* a : group) e.value += (e.value.empty() ? "" : "; ") + a->value;

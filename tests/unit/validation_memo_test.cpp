@@ -27,13 +27,13 @@ sweep s2 over x in 1..3 { show y = validated("toy b", x) }
 
 std::string band(const Program& p, const Shown& s) {
   for (const auto& a : assumptions_of(scope_of(p), s.value.deps))
-    if (a.kind == "validation") return a.name + ": " + a.value;
+    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
   return "(none)";
 }
 
 std::string band_of(const Program& p, const Table& t) {
   for (const auto& a : assumptions_of(scope_of(p), t.col_deps.back()))
-    if (a.kind == "validation") return a.name + ": " + a.value;
+    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
   return "(none)";
 }
 }  // namespace
