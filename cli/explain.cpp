@@ -1,6 +1,6 @@
 // explain.cpp — `mls explain FILE NAME`: run the scenario, then evaluate one result again under
-// a tracer and print its formula chain and assumptions (interpreter/tooling/explain.hpp).
-#include "interpreter/tooling/explain.hpp"
+// a tracer and print its formula chain and assumptions (interpreter/tooling/explanation.hpp).
+#include "interpreter/tooling/explanation.hpp"
 
 #include <cstdio>
 
