@@ -160,7 +160,7 @@ TEST_CASE("xml_escape leaves no markup in user text") {
 }
 
 TEST_CASE("pictures: discrete x, categories as bars, one colour per group, log y (#36)") {
-  Session s;
+  Harness s;
   const char* src = R"(
 sweep pair over tp in [4, 8] {
   show step = 10 s / tp
