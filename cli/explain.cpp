@@ -1,10 +1,9 @@
 // explain.cpp — `mls explain FILE NAME`: run the scenario, then evaluate one result again under
 // a tracer and print its formula chain and assumptions (interpreter/tooling/explanation.hpp).
-#include "interpreter/tooling/explanation.hpp"
-
 #include <cstdio>
 
 #include "commands.hpp"
+#include "interpreter/tooling/explanation.hpp"
 
 namespace mls {
 

@@ -181,6 +181,7 @@ def check(mls, conv):
 # added to the stdlib without a case fails this check (docs/contributing.md), and one of these
 # that gets a case must leave the list.
 NO_CASE_YET = {"kv_cache_layout", "serving_cost", "serving_scheduler"}
+GENERAL_CASES = CASES  # check_serving_conventions.py runs main() with its own CASES instead
 
 
 def uncovered(mls):
@@ -189,7 +190,7 @@ def uncovered(mls):
     p = subprocess.run([mls, "run", os.path.join(HERE, "conventions", "compute_probe.mls"), "--format", "json"],
                        capture_output=True, text=True)
     declared = set(json.loads(p.stdout)["conventions"])
-    covered = set(CASES) | set(serving.CASES)
+    covered = set(GENERAL_CASES) | set(serving.CASES)
     errors = ["%s: a convention with no case in CASES (tests/check_conventions.py or check_serving_conventions.py)"
               % n for n in sorted(declared - covered - NO_CASE_YET)]
     errors += ["%s: has a case now (or is gone): take it off NO_CASE_YET" % n
@@ -202,7 +203,8 @@ def main():
         sys.exit(__doc__)
     mls = os.path.abspath(sys.argv[1])
     names = sys.argv[2:] or list(CASES)
-    errors = [] if sys.argv[2:] else uncovered(mls)
+    # Every declared convention has a case: checked once, by this script's own run (ctest conventions).
+    errors = [] if sys.argv[2:] or CASES is not GENERAL_CASES else uncovered(mls)
     for n in names:
         if n not in CASES:
             errors.append("%s: no case in CASES" % n)
