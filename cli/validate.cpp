@@ -257,7 +257,7 @@ std::string coverage_text(const std::vector<Case>& cases) {
 std::string render_text(const std::vector<Entry>& entries, const std::vector<Case>& cases,
                         const std::vector<Summary>& sums, const RunResult& head, const Args& a) {
   std::string out =
-      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via + ")\n";
+      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via.text() + ")\n";
   for (const Entry& e : entries) {
     const bool util = std::any_of(cases.begin(), cases.end(),
                                   [&](const Case& c) { return c.entry == e.name && c.row.utilization > 0; });
@@ -276,7 +276,7 @@ std::string render_text(const std::vector<Entry>& entries, const std::vector<Cas
     out += "\n" + e.name + "\n" +
            grid(rows, {false, false, false, false, true, true, true, true, true, false, false, false});
   }
-  const bool cross = a.cross_validate;
+  const bool cross = a.has(Flag::cross_validate);
   out +=
       "\ndomains (the band a result of each domain carries: the 90th percentile |error| out of sample; a domain "
       "needs " +
@@ -309,7 +309,7 @@ std::string render_text(const std::vector<Entry>& entries, const std::vector<Cas
                      std::to_string(s.within) + " of " + std::to_string(s.cases)});
   out += grid(srows, {false, false, true, true, true, true, true});
   out += "\n" + coverage_text(cases);
-  if (a.fit)
+  if (a.has(Flag::fit))
     for (const Entry& e : entries) {
       if (e.table.fit.empty()) continue;
       char b[200];
@@ -456,21 +456,13 @@ std::string render_json(const std::vector<Entry>& entries, const std::vector<Cas
   return out + "\n ]}\n";
 }
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
-  return info(ErrorKind::usage).exit_code;
-}
-
 std::string text_of(const Value& v) { return v.k == Value::K::str ? v.str() : ""; }
 
 }  // namespace
 
 int cmd_validate(const Args& a) {
-  if (a.positional.size() != 1) return usage("validate takes no FILE (it runs the stdlib's validation set)");
-  if (a.format != "text" && a.format != "json" && a.format != "md")
-    return usage("--format must be text, json or md, got '" + a.format + "'");
-  if (a.presets.size() > 1) return usage("validate takes one --preset");
-  Scenario s;
+  if (a.positional.size() != 1) return usage_error(a, "validate takes no FILE (it runs the stdlib's validation set)");
+  Scenario s(core_options());
   if (!s.prepare("<validate>", std::string(kScenario))) return report(s);
   Selection sel = selection_of(a);
   sel.validation_summaries = false;  // the cases are what is being measured here
@@ -482,7 +474,7 @@ int cmd_validate(const Args& a) {
   for (const Row& row : head->tables[0].rows) calibration.push_back(text_of(row.cells[0]));
   const auto names = s.validation_families(sel);
   if (s.diagnostics().has_errors()) return report(s);
-  const ValidationDepth depth = a.fit ? ValidationDepth::fitted : ValidationDepth::cross_validated;
+  const ValidationDepth depth = a.has(Flag::fit) ? ValidationDepth::fitted : ValidationDepth::cross_validated;
   std::vector<Entry> entries;
   std::vector<Case> cases;
   std::set<std::string> seen;  // a case read for two entries (a list shared by families) is listed once

@@ -355,7 +355,7 @@ DepSet Evaluator::validation_deps(const std::string& family, const Value* domain
     Assumption v;
     v.kind = AssumptionKind::validation;
     v.name = family;
-    v.via = "stdlib";
+    v.via = ViaKind::stdlib;
     for (const auto& [f, at] : p_.validated_families)
       if (f == family) v.at = at;
     try {

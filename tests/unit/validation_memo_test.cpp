@@ -8,8 +8,8 @@
 
 #include <string>
 
+#include "harness.hpp"
 #include "interpreter/results/run_result.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -32,13 +32,13 @@ sweep s1 over k in 1..3 { show v = validated_in("toy", dom("X"), k) }
 
 AssumptionView band(const Program& p, DepSet d) {
   for (const auto& a : assumptions_of(scope_of(p), d))
-    if (a.kind == "validation") return a;
+    if (a.kind == AssumptionKind::validation) return a;
   return {};
 }
 }  // namespace
 
 TEST_CASE("a validation band is its domain's, computed once per process and configuration") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(kToy)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
@@ -91,7 +91,7 @@ set validation_families = [{ name: "bare", family: "bare", quantity: "", lists: 
 let bare_cases = [{ id: "b_1", family: "bare", measured: 10, predicted: 11, held_out: false, band: 0.2, fits: true }]
 show bare = validated("bare", 1)
 )";
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(src)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
@@ -114,7 +114,7 @@ let toy_cases = [c("a_1", "X", 10, 11), c("b_1", "X", 10, 10.5), c("d_1", "X", 1
                  c("k_1", "X", 10, 10.5), c("l_1", "X", 10, 10.5), c("e_1", "Z", 10, 30)]
 show z = validated_in("toy", dom("Z"), 1)
 )";
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(src)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
