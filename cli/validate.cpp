@@ -254,6 +254,14 @@ std::string coverage_text(const std::vector<Case>& cases) {
   return s + "\n";
 }
 
+std::string outside_text(const std::vector<Case>& cases) {
+  std::size_t outside = 0;
+  for (const auto& c : cases) outside += c.row.within ? 0 : 1;
+  return outside == 0 ? "every case is within its band\n"
+                      : std::to_string(outside) + " of " + std::to_string(cases.size()) +
+                            " cases are outside their band (docs/validation.md says why)\n";
+}
+
 std::string render_text(const std::vector<Entry>& entries, const std::vector<Case>& cases,
                         const std::vector<Summary>& sums, const RunResult& head, const Args& a) {
   std::string out =
@@ -330,12 +338,7 @@ std::string render_text(const std::vector<Entry>& entries, const std::vector<Cas
       }
       out += grid(f, {false, true, true, true, false, false, true});
     }
-  std::size_t outside = 0;
-  for (const auto& c : cases) outside += c.row.within ? 0 : 1;
-  out += outside == 0 ? "\nevery case is within its band\n"
-                      : "\n" + std::to_string(outside) + " of " + std::to_string(cases.size()) +
-                            " cases are outside their band (docs/validation.md says why)\n";
-  return out;
+  return out + "\n" + outside_text(cases);
 }
 
 std::string md_cell(const std::string& s) {
@@ -344,8 +347,11 @@ std::string md_cell(const std::string& s) {
   return o;
 }
 
+// The tables of the text output as markdown (docs/validation.md's results are this output, checked
+// by ctest docs/validation_results); --cross-validate adds the refits without each domain and the
+// errors by source, as in text.
 std::string render_md(const std::vector<Entry>& entries, const std::vector<Case>& cases,
-                      const std::vector<Summary>& sums) {
+                      const std::vector<Summary>& sums, bool cross) {
   std::string out =
       "| id | family | set | source | system | domain | metric | measured | predicted | error | out of sample | within "
       "band | load / capacity | moved most |\n";
@@ -360,21 +366,32 @@ std::string render_md(const std::vector<Entry>& entries, const std::vector<Case>
            (x ? (r.within ? "yes" : "no") : md_cell("not expressible: " + r.reason)) + " | " + utilization_text(r) +
            " | " + md_cell(movers_text(c)) + " |\n";
   }
-  out +=
-      "\n| family | domain | cases | sources | median abs. error | out of sample | band | validated |\n"
-      "|---|---|---|---|---|---|---|---|\n";
-  for (const Entry& e : entries)
+  out += std::string("\n| family | domain | cases | sources | median abs. error | out of sample | band | ") +
+         (cross ? "without the domain | " : "") + "validated |\n|---|---|---|---|---|---|---|---|" +
+         (cross ? "---|" : "") + "\n";
+  for (const Entry& e : entries) {
+    const auto lodo = lodo_medians(e.table);
     for (const DomainStats& d : domain_stats(e.table))
       out += "| " + e.name + " | " + md_cell(d.domain) + " | " + std::to_string(d.cases) + " | " +
              std::to_string(d.sources) + " | " + pct(d.median) + " | " + pct(d.loso_median) + " | ±" + pct(d.band) +
-             " | " + validated_text(d) + " |\n";
+             " | " + (cross ? (lodo.count(d.key) ? pct(lodo.at(d.key)) : "-") + " | " : "") + validated_text(d) +
+             " |\n";
+  }
+  if (cross) {
+    out +=
+        "\n| family | source | cases | median abs. error | out of sample | max out of sample |\n"
+        "|---|---|---|---|---|---|\n";
+    for (const auto& b : by_source(entries))
+      out += "| " + b.entry + " | " + md_cell(b.source) + " | " + std::to_string(b.cases) + " | " + pct(b.median) +
+             " | " + pct(b.loso_median) + " | " + pct(b.loso_max) + " |\n";
+  }
   out +=
       "\n| family | set | cases | median abs. error | max abs. error | out of sample | within band |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const auto& s : sums)
     out += "| " + s.family + " | " + s.set + " | " + std::to_string(s.cases) + " | " + pct(s.median) + " | " +
            pct(s.max) + " | " + pct(s.loso_median) + " | " + std::to_string(s.within) + " |\n";
-  return out;
+  return out + "\n" + coverage_text(cases) + "\n" + outside_text(cases);
 }
 
 std::string json_domain(const CaseDomain& d, const std::string& metric) {
@@ -488,7 +505,7 @@ int cmd_validate(const Args& a) {
   if (!attribute(s, sel, cases, calibration)) return report(s);
   const auto sums = summarize(cases);
   const std::string text = a.format == "json" ? render_json(entries, cases, sums, *head)
-                           : a.format == "md" ? render_md(entries, cases, sums)
+                           : a.format == "md" ? render_md(entries, cases, sums, a.has(Flag::cross_validate))
                                               : render_text(entries, cases, sums, *head, a);
   if (const int rc = emit(a, text)) return rc;
   for (const auto& c : cases)
