@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "interpreter/runtime/sweep_points.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -40,7 +40,7 @@ PointOut compiled() {
 }
 
 std::optional<RunResult> run_src(const std::string& src, std::size_t exact_limit) {
-  Session s;
+  Harness s;
   s.prog.reader = [&](const std::string& path) -> std::optional<std::string> {
     if (path != "main.mls") return std::nullopt;
     return src;
