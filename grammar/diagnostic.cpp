@@ -126,6 +126,7 @@ LineView view_line(std::string_view line, std::size_t col0, std::size_t span_byt
 void excerpt(std::string& out, const Sources& src, Span s, const std::string& label, char mark) {
   if (!s.valid()) return;
   const SourceFile& f = src.get(s.file);
+  if (f.opaque) return;  // its place only (file:line:col), never its bytes
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
   const std::string num = std::to_string(f.shown_line(lc.line));
@@ -140,7 +141,7 @@ void excerpt(std::string& out, const Sources& src, Span s, const std::string& la
 }
 
 bool same_line(const Sources& src, Span a, Span b) {
-  if (!a.valid() || !b.valid() || a.file != b.file) return false;
+  if (!a.valid() || !b.valid() || a.file != b.file || src.get(a.file).opaque) return false;
   const SourceFile& f = src.get(a.file);
   return f.locate(a.begin).line == f.locate(b.begin).line;
 }
