@@ -733,8 +733,10 @@ int cmd_merge(const Args& a) {
     return part_error(e.what());
   }
   const PartHeader& h = parts.front().h;
+  const std::vector<std::string> part_paths(a.positional.begin() + 1, a.positional.end());
   Scenario s;
   if (!s.prepare(h.file)) return report(s);
+  if (const int rc = refuse_output_over_input(a, s, part_paths)) return rc;
   if (const int rc = check_table(a, s)) return rc;
   Selection sel;
   sel.preset = h.preset;
@@ -767,6 +769,7 @@ int cmd_merge(const Args& a) {
     out.abandon();
     return report(s);
   }
+  if (const int rc = refuse_output_over_input(a, s, part_paths)) return rc;  // and what the run read (traces)
   if (!out.commit()) return io_error(out.error());
   return failed_assert ? info(ErrorKind::assert_failed).exit_code : 0;
 }

@@ -31,7 +31,7 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
     rc = report(s);
     return std::nullopt;
   }
-  if ((rc = refuse_output_over_input(a, s.sources()))) return std::nullopt;
+  if ((rc = refuse_output_over_input(a, s))) return std::nullopt;
   std::optional<RunResult> run;
   if (s.configure(selection_of(a))) run = s.run(a.run);
   if (!run) rc = report(s);
@@ -39,12 +39,14 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
 }
 
 // The page or chart, within --max-output (limit.output otherwise), written with emit().
-int write_capped(const Args& a, Scenario& s, const std::string& text) {
+int write_capped(const Args& a, Scenario& s, const std::string& raw, bool binary = false) {
+  const std::string text = binary ? raw : escape_controls(raw);  // as emit() writes it
   if (text.size() > a.max_output) {
     s.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
-  return emit(a, text);
+  if (const int rc = refuse_output_over_input(a, s)) return rc;  // with what the run read (traces)
+  return emit(a, text, binary);
 }
 
 // `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
@@ -91,6 +93,7 @@ int cmd_report(const Args& a) {
   if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
     DiffRun d;
     if (const int rc = run_diff(a, "report", d)) return rc;
+    if (const int rc = refuse_output_over_input(a, d.left->s)) return rc;  // the right side: in write_capped
     return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
   }
   if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
@@ -133,7 +136,7 @@ int cmd_plot(const Args& a) {
     std::string why;
     const auto png = svg_to_png(chart_svg(c), 2.0, why);
     if (!png) return io_error(why);
-    return write_capped(a, s, *png);
+    return write_capped(a, s, *png, true);
   } catch (DiagnosticError& e) {  // no such table or column (report/chart)
     s.add(std::move(e.diag));
     return report(s);

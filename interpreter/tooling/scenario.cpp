@@ -2,6 +2,9 @@
 // with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
 #include "scenario.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "diff_shares.hpp"
 #include "driver.hpp"
 #include "explain.hpp"
@@ -16,6 +19,12 @@ namespace mls {
 struct Scenario::Impl {
   Session s;
   std::optional<Config> cfg;  // of the last successful run
+  // Paths read through the program's reader; sweep workers read traces, hence the lock.
+  struct Read {
+    std::mutex mu;
+    std::vector<std::string> paths;
+  };
+  std::shared_ptr<Read> read = std::make_shared<Read>();
 
   // `ask()`, or nullopt with its DiagnosticError (or a missing run) added to the diagnostics.
   template <class F>
@@ -33,7 +42,20 @@ struct Scenario::Impl {
   }
 };
 
-Scenario::Scenario() : impl_(std::make_unique<Impl>()) {}
+Scenario::Scenario() : impl_(std::make_unique<Impl>()) {
+  impl_->s.prog.reader = [read = impl_->read, disk = impl_->s.prog.reader](const std::string& path) {
+    {
+      const std::lock_guard<std::mutex> lock(read->mu);
+      if (std::find(read->paths.begin(), read->paths.end(), path) == read->paths.end()) read->paths.push_back(path);
+    }
+    return disk(path);
+  };
+}
+
+std::vector<std::string> Scenario::inputs() const {
+  const std::lock_guard<std::mutex> lock(impl_->read->mu);
+  return impl_->read->paths;
+}
 Scenario::~Scenario() = default;
 
 bool Scenario::load_prelude() { return impl_->s.prog.load_prelude(); }
