@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <set>
 
 namespace mls {
 
@@ -171,6 +172,9 @@ long temporary_pid(const std::string& entry, const std::string& prefix) {
 // gone (or, should its PID have been reused, it was last written over kStaleSeconds ago): a
 // concurrent writer of the same target keeps its file. Best effort: nothing here fails a write.
 void sweep_stale(const std::string& dir, const std::string& name) {
+  // Once per target and process: the REPL rewrites its history file after every line.
+  static std::set<std::string> swept;
+  if (!swept.insert(dir + '/' + name).second) return;
   const std::string prefix = temporary_prefix(name);
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
