@@ -181,10 +181,12 @@ def merge_inputs(mls, d, failures):
 
 
 def start_slow_writer(mls, d, out):
+    """A run writing `out` slowly, once its own temporary file exists."""
     proc = subprocess.Popen([mls, "run", "slow.mls", "--out", out, "--exact-limit", "1000000"], cwd=d,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 30
-    while not leftovers(d) and time.time() < deadline and proc.poll() is None:
+    while (not [n for n in leftovers(d) if "tmp%d-" % proc.pid in n] and time.time() < deadline and
+           proc.poll() is None):
         time.sleep(0.01)
     return proc
 
@@ -196,7 +198,7 @@ def leftovers_of_killed_writers(mls, d, failures):
     for sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
         write(os.path.join(d, "k.txt"), OLD)
         proc = start_slow_writer(mls, d, "k.txt")
-        left = leftovers(d)
+        left = [n for n in leftovers(d) if "tmp%d-" % proc.pid in n]
         proc.send_signal(sig)
         proc.wait(60)
         check(bool(left) and proc.returncode == -sig, "%s: the writer had started and was killed" % sig.name, failures)
@@ -215,7 +217,7 @@ def leftovers_of_killed_writers(mls, d, failures):
     write(os.path.join(d, "slow.mls"), SLOW.replace("200000", "60000").encode())
     slow_expected = run(mls, ["run", "slow.mls", "--exact-limit", "1000000"], d).stdout
     proc = start_slow_writer(mls, d, "c.txt")
-    live = leftovers(d)
+    live = [n for n in leftovers(d) if "tmp%d-" % proc.pid in n]
     p = run(mls, ["run", "s.mls", "--out", "c.txt"], d)
     check(p.returncode == 0 and live and all(os.path.exists(os.path.join(d, n)) for n in live),
           "a concurrent write of the same target leaves a live writer's temporary file", failures)
