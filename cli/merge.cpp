@@ -60,10 +60,10 @@ std::string hex16(std::uint64_t h) {
 std::string digest_trailer(std::uint64_t h) { return ",\n \"digest\": \"" + hex16(h) + "\"}\n"; }
 
 // Text of a part in a message: bounded, control characters shown as '?'.
-std::string excerpt(std::string_view t) {
+std::string excerpt(std::string_view t, std::size_t n = 40) {
   std::string out;
-  for (char c : t.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
-  return t.size() > 40 ? out + "..." : out;
+  for (char c : t.substr(0, n)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return t.size() > n ? out + "..." : out;
 }
 
 // The scenario's identity: its bytes and this mls version.
@@ -445,8 +445,8 @@ class PartReader : public ShardReader {
       in.key("total");
       const std::size_t t = in.number();
       if (got != name || t != total)
-        in.fail("the part holds sweep '" + got + "' of " + std::to_string(t) + " points where the scenario runs '" +
-                name + "' of " + std::to_string(total));
+        in.fail("the part holds sweep '" + excerpt(got) + "' of " + std::to_string(t) +
+                " points where the scenario runs '" + name + "' of " + std::to_string(total));
       in.expect(',');
       in.key("begin");
       const std::size_t b = in.number();
@@ -727,7 +727,7 @@ int cmd_merge(const Args& a) {
       throw PartError("parts of " + std::to_string(h0.n) + " shards are needed, " + std::to_string(parts.size()) +
                       " given");
     if (source_hash(h0.file) != h0.hash)
-      throw PartError(h0.file + " has changed since the parts were written (or another mls wrote them)");
+      throw PartError(excerpt(h0.file, 200) + " has changed since the parts were written (or another mls wrote them)");
     for (const Part& part : parts) check_digest(part.in->path());
   } catch (const PartError& e) {
     return part_error(e.what());
