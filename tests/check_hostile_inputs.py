@@ -14,6 +14,8 @@ committed.
   import) that is a symbolic link to a secret file, a JSON file without a model_type read by
   model_from_hf. The secret's text appears nowhere in the output.
 - CSV with control characters in strings loads in Python's csv module and holds none raw.
+- A diagnostic echoing a megabyte identifier stays short (its message cut in the middle), and no
+  error message writes a control character raw to the terminal (C1 included).
 - A sweep binding one name 5000 times (found by the structured fuzz mode: an error per earlier
   binding, 4.8 GB and minutes): errors at once, within a hang guard (like check_no_hang.py).
 
@@ -167,6 +169,22 @@ def control_characters_in_csv(mls, d):
           "CSV: control characters escaped as text, and Python's csv module reads the row back (%r)" % rows)
 
 
+def bounded_messages(mls, d):
+    with open(os.path.join(d, "ident.mls"), "w") as f:
+        f.write("show " + "a" * 1_000_000 + "\n")
+    p = run(mls, ["check", "ident.mls"], d)
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 65 and "error[name.unknown]" in err and len(err) < 4000,
+          "an unknown name of a million bytes: one short message (%d bytes)" % len(err))
+    with open(os.path.join(d, "c1.mls"), "w") as f:
+        f.write('show x = error("bad \u009b31m \x1b[2J \x07")\n')
+    p = run(mls, ["run", "c1.mls"], d)
+    err = p.stderr.decode()
+    raw = [c for c in err if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
+    check(p.returncode == 65 and "error[runtime.error]" in err and not raw,
+          "error() with ESC, BEL and U+009B: none of them reaches stderr raw (%r)" % raw)
+
+
 def many_bindings(mls, d):
     with open(os.path.join(d, "bindings.mls"), "w") as f:
         f.write("sweep t over " + "a in [1], " * 5000 + "b in [1, 2] {\n  show b\n}\n")
@@ -186,6 +204,7 @@ def main():
         deep_config(mls, d)
         secrets(mls, d)
         control_characters_in_csv(mls, d)
+        bounded_messages(mls, d)
         many_bindings(mls, d)
     print("%d check(s) failed" % len(failures) if failures else "all ok")
     return 1 if failures else 0
