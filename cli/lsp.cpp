@@ -316,7 +316,8 @@ class Server {
     try {
       std::optional<json> result = request(method, params);
       if (!result)
-        send_error(id, kMethodNotFound, "unknown method '" + method + "'");
+        send_error(id, kMethodNotFound,
+                   "unknown method '" + (method.size() > 100 ? method.substr(0, 100) + "..." : method) + "'");
       else
         send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(*result)}});
     } catch (const BadParams& e) {
