@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "commands.hpp"
 #include "grammar/json_bounded.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/controls.hpp"
@@ -238,6 +239,7 @@ class Server {
         ws_(opt.workspace ? *opt.workspace : *own_) {
     ws_.close_all();
     ws_.stdlib_dir = opt.stdlib_dir;
+    ws_.core_options = core_options();
     ws_.limits.hover_millis = opt.hover_millis;
   }
   // A workspace given by the caller outlives the input its `cancelled` hook reads.

@@ -175,7 +175,7 @@ struct Reader {
     a.name = label + "." + key;
     a.value = std::move(value);
     a.at = places.count(key) ? key_span(key) : Span{file, 0, 1};
-    a.via = "model_from_hf";
+    a.via = ViaKind::model_from_hf;
     return p.deps.add_assumption(std::move(a));
   }
   // A whole number >= `least` at `key`; nullopt (and an error, if `required`) when absent or bad.
@@ -333,72 +333,10 @@ JsonError first_json_error(const std::string& text) {
   return loc.error;
 }
 
-}  // namespace
-
-const std::vector<HfFieldSpec>& hf_field_specs() { return kSpecs; }
-
-bool load_hf_config(Program& p, const std::string& literal, Span at) {
-  if (const auto it = p.hf_configs.find(literal);
-      it != p.hf_configs.end() && it->second.first_atom < p.deps.atom_count())
-    return true;
-  const std::filesystem::path dir =
-      at.valid() ? std::filesystem::path(p.sources.get(at.file).name).parent_path() : std::filesystem::path();
-  const std::string path = (dir / literal).lexically_normal().generic_string();
-  auto text = p.reader(path);
-  if (!text) {
-    p.diags.error(ErrorKind::load_missing, at, "cannot read '" + path + "'")
-        .help.push_back("model_from_hf paths are relative to the file that calls it");
-    return false;
-  }
-  if (text->size() > kMaxConfigBytes) {
-    p.diags.error(ErrorKind::load_too_large, at, "'" + path + "' is larger than 16 MiB");
-    return false;
-  }
-  const FileId file = p.sources.add(path, std::move(*text), false);
-  // Until the file shows it is a config (a JSON object with a string model_type), errors give
-  // its places but never its bytes: model_from_hf("secret.txt") must not print a secret line.
-  p.sources.set_opaque(file, true);
-  const std::string& t = p.sources.get(file).text;
-  // Nesting is bounded while parsing: a value nested millions deep is refused, never built
-  // (nor printed in a message, nor destroyed by recursion).
-  BoundedJson parsed = parse_bounded_json(t);
-  if (parsed.too_deep) {
-    const auto off = static_cast<std::uint32_t>(std::min(json_too_deep_at(t), t.size()));
-    p.diags
-        .error(ErrorKind::hf_parse, Span{file, off, off + 1},
-               "not a config.json: arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) + " levels")
-        .notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  }
-  if (!parsed.ok) {
-    const JsonError e = first_json_error(t);
-    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
-    d.notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  }
-  const json& j = parsed.value;
-  if (!j.is_object()) {
-    p.diags
-        .error(ErrorKind::hf_parse, Span{file, 0, 1},
-               "a config.json is one JSON object, got " + std::string(j.type_name()))
-        .notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  }
-  const auto places = top_level_places(t);
-  const std::string label = "config(" + literal + ")";
-  Reader r{p, label, file, at, j, places, "", true, {}};
-  Builder b{r, {}};
-  b.cfg.first_atom = static_cast<AtomId>(p.deps.atom_count());
-  for (const auto& s : kSpecs) b.cfg.fields.push_back({s.name, s.kind, Num::of_int(0), "", false, {}});
-  b.str("source", literal);
-  const std::string type = r.text("model_type").value_or("");
-  if (!r.ok) return false;
-  if (!type.empty()) p.sources.set_opaque(file, false);  // it claims to be a config: excerpts help
-  r.type = type;
-  b.str("model_type", type);
-  b.str("name", r.text("_name_or_path").value_or(std::filesystem::path(path).parent_path().filename().string()));
-  if (b.field("name").s.empty()) b.str("name", path);
-
+// The shape fields of a config of `type` (llama-like, deepseek_v3, gpt2), each from its key or a
+// stated default; an unknown type is an error naming the ones read.
+void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
+                const std::map<std::string, KeyPlace>& places) {
   const bool llama_like = type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral";
   // The attention shape, for the checks of shapes no model has (below).
   std::optional<std::int64_t> hidden, heads, kv_heads, head_dim, experts, top_k;
@@ -472,6 +410,75 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
     suggest(d, type, std::vector<std::string>{"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "gpt2"}, '"');
   }
   check_shape(r, hidden, heads, kv_heads, head_dim, experts, top_k, hidden_key, heads_key);
+}
+
+}  // namespace
+
+const std::vector<HfFieldSpec>& hf_field_specs() { return kSpecs; }
+
+bool load_hf_config(Program& p, const std::string& literal, Span at) {
+  if (const auto it = p.hf_configs.find(literal);
+      it != p.hf_configs.end() && it->second.first_atom < p.deps.atom_count())
+    return true;
+  const std::filesystem::path dir =
+      at.valid() ? std::filesystem::path(p.sources.get(at.file).name).parent_path() : std::filesystem::path();
+  const std::string path = (dir / literal).lexically_normal().generic_string();
+  auto text = p.reader(path);
+  if (!text) {
+    p.diags.error(ErrorKind::load_missing, at, "cannot read '" + path + "'")
+        .help.push_back("model_from_hf paths are relative to the file that calls it");
+    return false;
+  }
+  if (text->size() > kMaxConfigBytes) {
+    p.diags.error(ErrorKind::load_too_large, at, "'" + path + "' is larger than 16 MiB");
+    return false;
+  }
+  const FileId file = p.sources.add(path, std::move(*text), false);
+  // Until the file shows it is a config (a JSON object with a string model_type), errors give
+  // its places but never its bytes: model_from_hf("secret.txt") must not print a secret line.
+  p.sources.set_opaque(file, true);
+  const std::string& t = p.sources.get(file).text;
+  // Nesting is bounded while parsing: a value nested millions deep is refused, never built
+  // (nor printed in a message, nor destroyed by recursion).
+  BoundedJson parsed = parse_bounded_json(t);
+  if (parsed.too_deep) {
+    const auto off = static_cast<std::uint32_t>(std::min(json_too_deep_at(t), t.size()));
+    p.diags
+        .error(ErrorKind::hf_parse, Span{file, off, off + 1},
+               "not a config.json: arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) + " levels")
+        .notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  if (!parsed.ok) {
+    const JsonError e = first_json_error(t);
+    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
+    d.notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  const json& j = parsed.value;
+  if (!j.is_object()) {
+    p.diags
+        .error(ErrorKind::hf_parse, Span{file, 0, 1},
+               "a config.json is one JSON object, got " + std::string(j.type_name()))
+        .notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  const auto places = top_level_places(t);
+  const std::string label = "config(" + literal + ")";
+  Reader r{p, label, file, at, j, places, "", true, {}};
+  Builder b{r, {}};
+  b.cfg.first_atom = static_cast<AtomId>(p.deps.atom_count());
+  for (const auto& s : kSpecs) b.cfg.fields.push_back({s.name, s.kind, Num::of_int(0), "", false, {}});
+  b.str("source", literal);
+  const std::string type = r.text("model_type").value_or("");
+  if (!r.ok) return false;
+  if (!type.empty()) p.sources.set_opaque(file, false);  // it claims to be a config: excerpts help
+  r.type = type;
+  b.str("model_type", type);
+  b.str("name", r.text("_name_or_path").value_or(std::filesystem::path(path).parent_path().filename().string()));
+  if (b.field("name").s.empty()) b.str("name", path);
+
+  read_shape(b, r, type, file, places);
   // A key a letter or two away from one this model type reads is a misspelling, not a new key.
   for (const auto& [key, place] : places)
     if (std::find(r.read.begin(), r.read.end(), key) == r.read.end() && near_miss(key, r.read)) {
