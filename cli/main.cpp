@@ -76,7 +76,10 @@ std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed) {
   return std::make_unique<AssertWatch>(inner, failed);
 }
 
-int emit(const Args& a, const std::string& text) {
+int emit(const Args& a, const std::string& raw, bool binary) {
+  // JSON and CSV escape their strings themselves; what else a command prints (explain's and
+  // diff's text, a report page) may hold a string of the scenario with a terminal escape in it.
+  const std::string text = binary ? raw : escape_controls(raw);
   if (!a.out.empty()) {
     std::string err;
     if (!write_atomically(a.out, text, err)) {
@@ -91,12 +94,15 @@ int emit(const Args& a, const std::string& text) {
   return 0;
 }
 
-int refuse_output_over_input(const Args& a, const Sources& src) {
-  std::vector<std::string> inputs;
+int refuse_output_over_input(const Args& a, const Scenario& s, std::vector<std::string> more) {
+  if (a.out.empty()) return 0;
+  const Sources& src = s.sources();
+  std::vector<std::string> inputs = s.inputs();
   for (std::size_t i = 0; i < src.size(); ++i) {
     const SourceFile& f = src.get(static_cast<FileId>(i));
     if (!f.is_stdlib && !f.name.empty() && f.name[0] != '<') inputs.push_back(f.name);
   }
+  inputs.insert(inputs.end(), more.begin(), more.end());
   const std::string msg = same_file_as_input(a.out, inputs);
   return msg.empty() ? 0 : usage_error(msg);
 }
@@ -150,7 +156,7 @@ int cmd_run(const Args& a) {
   Scenario s(core_options());
   const std::string& file = a.positional[1];
   if (!s.prepare(file)) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
+  if (const int rc = refuse_output_over_input(a, s)) return rc;
   if (const int rc = check_table(a, s)) return rc;
   if (!s.configure(selection_of(a))) return report(s);
   // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
@@ -182,6 +188,8 @@ int cmd_run(const Args& a) {
     out.abandon();
     return report(s);
   }
+  // Files read while running (a serving_trace) are inputs too: checked again before the rename.
+  if (const int rc = refuse_output_over_input(a, s)) return rc;
   if (!out.commit()) return io_error(out.error());
   if (had_errors) return report(s);
   // A failed assert (1) says more than an empty search (2): the model itself is questioned.

@@ -59,6 +59,8 @@ std::vector<TraceRow> read_trace(NativeEval& n, const std::string& path, DepSet 
       d.help.push_back(prefix + line);
       d.help.push_back(std::string(prefix.size() + std::min<std::size_t>(t.error->col - 1, 200), ' ') + "^");
     }
+    if (t.error->text_hidden)
+      d.help.push_back("no line of '" + full + "' reads as a trace yet, so none of its text is shown");
     d.help.push_back("a trace has one request per line: arrival_s, prompt_tokens, output_tokens (docs/models.md)");
     throw DiagnosticError{std::move(d)};
   }

@@ -582,7 +582,7 @@ class SweepRunner {
         });
   }
 
-  static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
+  static constexpr std::size_t kChunk = kSweepChunk;  // points per unit of work (and of display sampling)
 
   // On a worker: the chunk's rows as the sink writes them, if the sink has said how yet, and
   // what the writer would otherwise find out by reading every cell again (PointOut::delta,
@@ -645,7 +645,8 @@ class SweepRunner {
     const std::size_t k = opt_.shard_k - 1, n = opt_.shard_n;
     const std::size_t c0 = k * nchunks / n, c1 = (k + 1) * nchunks / n;
     ShardWriter& w = *opt_.shard_out;
-    w.sweep(sym_name(s_.name), total, std::min(total, c0 * kChunk), std::min(total, c1 * kChunk));
+    const auto [first, last] = shard_points(opt_.shard_k, n, total);  // chunks c0..c1, as a merge reads them
+    w.sweep(sym_name(s_.name), total, first, last);
     ShardCounts counts;
     std::vector<std::pair<std::size_t, PointOut>> best;
     ShardPoint sp;
@@ -691,7 +692,19 @@ class SweepRunner {
              Table& t, std::vector<AssertOutcome>& asserts, std::vector<std::pair<std::size_t, PointOut>>& best,
              bool& begun, Begin& begin_table, Emit& emit_row) {
     ShardReader& r = *opt_.shard_in;
-    r.sweep(t.name, total);
+    // Each part's points are checked against the table: a cell of the wrong kind or a missing
+    // one would be read past (or printed) as if computed here.
+    ShardShape shape;
+    shape.search = t.search;
+    shape.objectives = objective_types_.size();
+    for (const Column& c : t.cols) {
+      const Type::K k = c.type ? c.type->k : Type::K::error;
+      shape.cells.push_back(k == Type::K::num       ? std::optional(Value::K::num)
+                            : k == Type::K::boolean ? std::optional(Value::K::boolean)
+                            : k == Type::K::str     ? std::optional(Value::K::str)
+                                                    : std::nullopt);
+    }
+    r.sweep(t.name, total, shape);
     // One point evaluated here as in a run: assumption texts computed lazily by the evaluator
     // (a validation band) are then set before any row is printed.
     if (total > 0) (void)pts_.point(ev, domains, 0, fast);

@@ -2,6 +2,9 @@
 // asked after a run, with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
 #include "scenario.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "diff_shares.hpp"
 #include "driver.hpp"
 #include "explain.hpp"
@@ -15,7 +18,26 @@
 namespace mls {
 
 struct Scenario::Impl {
-  explicit Impl(Core::Options opt) : core(std::move(opt)) {}
+  // Paths read through the program's reader; sweep workers read traces, hence the lock.
+  struct Read {
+    std::mutex mu;
+    std::vector<std::string> paths;
+  };
+  // `opt` with its reader (the disk when it has none) recording each path it is asked for.
+  static Core::Options recording(Core::Options opt, const std::shared_ptr<Read>& read) {
+    Core::Reader inner = opt.reader ? std::move(opt.reader) : Core::Reader(&Core::read_disk);
+    opt.reader = [read, inner = std::move(inner)](const std::string& path) {
+      {
+        const std::lock_guard<std::mutex> lock(read->mu);
+        if (std::find(read->paths.begin(), read->paths.end(), path) == read->paths.end()) read->paths.push_back(path);
+      }
+      return inner(path);
+    };
+    return opt;
+  }
+
+  explicit Impl(Core::Options opt) : core(recording(std::move(opt), read)) {}
+  std::shared_ptr<Read> read = std::make_shared<Read>();  // before core: its reader records here
   Core core;
 
   Program& prog() { return core.session().prog; }
@@ -38,6 +60,11 @@ struct Scenario::Impl {
 };
 
 Scenario::Scenario(Core::Options opt) : impl_(std::make_unique<Impl>(std::move(opt))) {}
+
+std::vector<std::string> Scenario::inputs() const {
+  const std::lock_guard<std::mutex> lock(impl_->read->mu);
+  return impl_->read->paths;
+}
 Scenario::~Scenario() = default;
 
 bool Scenario::load_prelude() { return impl_->core.load_prelude(); }

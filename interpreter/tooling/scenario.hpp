@@ -96,6 +96,10 @@ class Scenario {
   // writes them, for `mls list`.
   [[nodiscard]] std::vector<std::string> list_entries(const std::string& list) const;
 
+  // Every file read from disk so far (the scenario, its imports, config.json files, request
+  // traces read while running), as named when read: what `--out` must never replace.
+  [[nodiscard]] std::vector<std::string> inputs() const;
+
   // A diagnostic of the front end's own (an output over --max-output), reported with the rest.
   void add(Diagnostic d);
   [[nodiscard]] const Diagnostics& diagnostics() const;
