@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""check_exhaustion.py — inputs that once took minutes, hours or gigabytes (issue 38, "Hangs and
+exhaustion") finish with a result or a documented error. Each case runs generated input (too
+large to check in) under a wall-clock limit and an address-space cap. The limits are generous (a
+loaded 2-core machine) and far below what the unbounded behaviour needed; no case asserts a
+speed, only that the run ends, and what it printed.
+
+usage: check_exhaustion.py MLS
+"""
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+MEM_LIMIT = 2048 << 20  # address space per run
+
+
+def run(mls, args, cwd, limit_s=60, mem=MEM_LIMIT):
+    """(exit code or None on timeout, output, seconds, peak RSS in bytes)."""
+    def cap():
+        if mem:
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    env = dict(os.environ, MLS_HISTORY="", NO_COLOR="1")
+    t = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen([mls] + args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                             preexec_fn=cap)
+        deadline = t + limit_s
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                p.kill()
+                os.wait4(p.pid, 0)
+                return None, "", time.monotonic() - t, 0
+            time.sleep(0.02)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return os.waitstatus_to_exitcode(status), text, time.monotonic() - t, usage.ru_maxrss * 1024
+
+
+def main():
+    mls = os.path.abspath(sys.argv[1])
+    failures = []
+
+    def check(cond, what):
+        print(("ok   " if cond else "FAIL ") + what)
+        if not cond:
+            failures.append(what)
+
+    # A sanitizer build cannot start under an address-space cap (its shadow memory is larger).
+    capped = run(mls, ["--version"], None)[0] == 0
+    mem = MEM_LIMIT if capped else None
+    with tempfile.TemporaryDirectory() as d:
+        def write(name, text):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+            return name
+
+        # Item 4: a top K with K near N, and a Pareto front of N points, were quadratic (10^5
+        # points: 100 s and 90 s; these 2 * 10^5 would take four times as long).
+        n = 200000
+        write("top.mls", "search s over x in 1..%d {\n  minimize x * 7919 - floor(x * 7919 / 100003) * 100003\n"
+                         "  top %d\n  show x\n}\n" % (n, n - 1000))
+        rc, out, secs, rss = run(mls, ["run", "top.mls", "--format", "csv"], d, mem=mem)
+        check(rc == 0 and out.count("\n") == n - 1000 + 2,
+              "search top %d of %d points: %s rows in %.1f s, %d MB" % (n - 1000, n, out.count("\n") - 2 if rc == 0
+                                                                        else rc, secs, rss >> 20))
+        write("front.mls", "search s over x in 1..%d {\n  pareto maximize x, minimize x\n  show x\n}\n" % n)
+        rc, out, secs, rss = run(mls, ["run", "front.mls", "--format", "csv"], d, mem=mem)
+        check(rc == 0 and out.count("\n") == n + 2,
+              "a Pareto front of all %d points: %s rows in %.1f s, %d MB" % (n, out.count("\n") - 2 if rc == 0
+                                                                          else rc, secs, rss >> 20))
+    print("%d check(s) failed" % len(failures) if failures else "all ok")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
