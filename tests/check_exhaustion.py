@@ -74,6 +74,22 @@ def main():
         check(rc == 0 and out.count("\n") == n + 2,
               "a Pareto front of all %d points: %s rows in %.1f s, %d MB" % (n, out.count("\n") - 2 if rc == 0
                                                                           else rc, secs, rss >> 20))
+
+        # Item 13: arrivals so late that binary64 time absorbed every step (a makespan of 0, then
+        # runtime.div_zero): a trace is simulated from its first arrival (a value); a span the
+        # clock cannot resolve is a domain error at the call.
+        write("one.csv", "1e20,5,10\n")
+        write("late.mls", "let r = replica(Llama3_70B, DGX_H100, tp = 8)\n"
+                          "let s = serving_sim(r, 1 Hz, workload = serving_trace(\"one.csv\"))\n"
+                          "show s.throughput -> token/s @ 0.1, s.e2e.p50 -> ms @ 0.1\n")
+        rc, out, secs, _ = run(mls, ["run", "late.mls"], d, mem=mem)
+        check(rc == 0 and "s.throughput = " in out and "div_zero" not in out,
+              "a one-row trace at 1e20 s: exit %s, %s" % (rc, " ".join(l for l in out.splitlines() if l.startswith("s."))))
+        write("slow.mls", "let r = replica(Llama3_70B, DGX_H100, tp = 8)\n"
+                          "show serving_sim(r, 1e-30 Hz, workload = chat_workload with { requests = 3 }).throughput\n")
+        rc, out, secs, _ = run(mls, ["run", "slow.mls"], d, mem=mem)
+        check(rc == 65 and "error[runtime.domain]" in out and "simulated clock" in out and "slow.mls:2" in out,
+              "serving_sim at 1e-30 requests/s: exit %s, %s" % (rc, (out.split("error[") + [""])[1][:120]))
     print("%d check(s) failed" % len(failures) if failures else "all ok")
     return 1 if failures else 0
 
