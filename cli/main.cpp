@@ -454,7 +454,7 @@ int cmd_run(const Args& a) {
   if (!out.ok()) return io_error(out.error());
   bool failed_assert = false;
   // A shown value or assert that fails at run time does not discard the others: they are
-  // printed, then the errors (exit code of the first). A failing sweep still stops the run.
+  // printed, then the errors (exit code of the first); so does a failing solve, sweep or search.
   opt.keep_going = true;
   bool ok = false, had_errors = false, no_feasible = false;
   try {

@@ -25,7 +25,9 @@ std::string selection_text(const Args& a) {
   return s;
 }
 
-// Prepares, configures and runs FILE collected; nullopt after reporting (rc set).
+// Prepares, configures and runs FILE collected; nullopt after reporting (rc set). A statement
+// that fails at run time does not stop the run (keep_going): what was computed is drawn, the
+// errors are added to the scenario, reported after the page or chart is written.
 std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::string& file, int& rc) {
   if (!s.prepare(file)) {
     rc = report(s);
@@ -33,18 +35,23 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
   }
   if ((rc = refuse_output_over_input(a, s.sources()))) return std::nullopt;
   std::optional<RunResult> run;
-  if (s.configure(selection_of(a))) run = s.run(a.run);
+  RunOptions opt = a.run;
+  opt.keep_going = true;
+  if (s.configure(selection_of(a))) run = s.run(opt);
   if (!run) rc = report(s);
+  for (const auto& e : run ? run->errors : std::vector<Diagnostic>{}) s.add(e);
   return run;
 }
 
-// The page or chart, within --max-output (limit.output otherwise), written with emit().
-int write_capped(const Args& a, Scenario& s, const std::string& text) {
+// The page or chart, within --max-output (limit.output otherwise), written with emit(); then
+// the run's errors, if it had any (their exit code).
+int write_capped(const Args& a, Scenario& s, const std::string& text, bool run_errors = false) {
   if (text.size() > a.max_output) {
     s.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
-  return emit(a, text);
+  const int rc = emit(a, text);
+  return rc == 0 && run_errors ? report(s) : rc;
 }
 
 // `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
@@ -107,7 +114,7 @@ int cmd_report(const Args& a) {
     if (!sens) return report(s);
     info.sensitivity.push_back(tornado_of(*sens, std::min<std::size_t>(a.top, 20)));
   }
-  return write_capped(a, s, s.report_html(*run, info));
+  return write_capped(a, s, s.report_html(*run, info), !run->errors.empty());
 }
 
 int cmd_plot(const Args& a) {
@@ -129,11 +136,12 @@ int cmd_plot(const Args& a) {
   if (!run) return rc;
   try {
     const Chart c = chart_of(find_table(*run, a.positional[2]), ChartSpec{a.plot_x, a.plot_y});
-    if (format != "png") return write_capped(a, s, format == "svg" ? chart_svg(c) : chart_text(c));
+    const bool errors = !run->errors.empty();
+    if (format != "png") return write_capped(a, s, format == "svg" ? chart_svg(c) : chart_text(c), errors);
     std::string why;
     const auto png = svg_to_png(chart_svg(c), 2.0, why);
     if (!png) return io_error(why);
-    return write_capped(a, s, *png);
+    return write_capped(a, s, *png, errors);
   } catch (DiagnosticError& e) {  // no such table or column (report/chart)
     s.add(std::move(e.diag));
     return report(s);

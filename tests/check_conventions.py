@@ -131,6 +131,7 @@ CASES = {
         "write_rollback_restart": (J / TAU0 * T_WRITE + FAILS * (TAU0 / 2 + R0)) / H}),
     "checkpoint_state": ("ops_probe.mls", "rmsprop_bytes", {"adam_or_weights": 4, "per_optimizer": 2 + 4 + 4}),
     "energy_mfu": ("ops_probe.mls", "device_power_w", {"full_tdp": 700, "sustained": 700 * (0.3 + 0.7 * 0.4)}),
+    "energy_scope": ("ops_probe.mls", "node_power_w", {"accelerators": 8 * 700, "node": 10200}),
     "embodied_carbon_charge": ("ops_probe.mls", "embodied_kg", {"explicit_whole": 1000 * 32, "amortized": 1000 * 32 * 30 / (3 * 365)}),
     "capex_amortization": ("ops_probe.mls", "capex_usd", {"straight_line": 1e6 / 3 * 30 / 365, "capital_recovery": 1e6 * crf(0.08, 3) * 30 / 365}),
     "unknown_unit_cost": ("error_probe_unit_cost.mls", "unit_cost_usd", {"zero": 0, "legacy_30k": 30000, "error": ERROR}),

@@ -18,6 +18,8 @@ namespace {
 
 std::string esc(std::string_view s) { return xml_escape(s); }
 
+std::string info_code(ErrorKind k) { return info(k).code; }
+
 // The assumptions of one value or column, grouped by kind in the order the text output uses.
 std::string assumption_html(const std::vector<AssumptionView>& as) {
   if (as.empty()) return "<p class=\"kind\">no assumptions: a formula of literals only</p>";
@@ -62,6 +64,7 @@ std::string counts(const Table& t) {
   std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
   if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
   if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  if (!t.stopped.empty()) s += "; then stopped by " + t.stopped + " (see Errors)";
   return s;
 }
 
@@ -89,6 +92,7 @@ struct Page {
     if (num && !sh.display.unit.empty()) out += " <span class=\"unit\">" + esc(sh.display.unit) + "</span>";
     out += validated_badge(as) + fmt::format(" <span class=\"counts\">({} assumption{})</span></summary>", as.size(),
                                              as.size() == 1 ? "" : "s");
+    if (!sh.note.empty()) out += "<p class=\"counts\">" + esc(sh.note) + "</p>\n";
     out += assumption_html(as) + "</details>\n";
   }
 
@@ -208,6 +212,7 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
     s += fmt::format("<li><a href=\"#t-{}\">{} {}</a></li>", i, r.tables[i].search ? "search" : "table",
                      esc(r.tables[i].name));
   if (!r.asserts.empty()) s += "<li><a href=\"#asserts\">Assertions</a></li>";
+  if (!r.errors.empty()) s += "<li><a href=\"#errors\">Errors</a></li>";
   if (!info.sensitivity.empty()) s += "<li><a href=\"#sensitivity\">Sensitivity</a></li>";
   s += "<li><a href=\"#validation\">Validation</a></li><li><a href=\"#conventions\">Conventions</a></li></ul></nav>\n";
   s += "<main>\n";
@@ -232,6 +237,21 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
                      r.asserts.size() - failed, r.asserts.size(),
                      failed ? " <span class=\"badge fail\">failed</span>" : "");
     s += items + "</ul></section>\n";
+  }
+  if (!r.errors.empty()) {
+    // Statements that failed while the run went on: everything above was computed without them.
+    s += fmt::format(
+        "<section id=\"errors\"><h2>Errors</h2>\n<p>{} statement{} failed at run time <span class=\"badge "
+        "fail\">failed</span>; the rest of the page was computed without {}.</p><ul>\n",
+        r.errors.size(), r.errors.size() == 1 ? "" : "s", r.errors.size() == 1 ? "it" : "them");
+    for (const auto& e : r.errors) {
+      std::string help;
+      for (const auto& h : e.help) help += (help.empty() ? "" : "; ") + h;
+      s += "<li class=\"failed\"><code>" + esc(info_code(e.kind)) + "</code>: " + esc(e.message) +
+           (help.empty() ? "" : " <span class=\"counts\">(" + esc(help) + ")</span>") + " <span class=\"counts\">" +
+           esc(scope.sources.where_col(e.span)) + "</span></li>\n";
+    }
+    s += "</ul></section>\n";
   }
   if (!info.sensitivity.empty()) s += sensitivity_html(info.sensitivity);
   s += "<section id=\"validation\"><h2>Validation</h2>\n";

@@ -41,11 +41,14 @@ std::optional<Chart> overlay(const Table* l, const Table* r, const TableDiff& t)
   } catch (const DiagnosticError&) {
     return std::nullopt;
   }
-  if (a.x_name != b.x_name || a.x_unit != b.x_unit) return std::nullopt;
+  if (a.x_name != b.x_name || a.x_unit != b.x_unit || a.categories != b.categories) return std::nullopt;
   Chart c;
   c.title = a.title;
   c.x_name = a.x_name;
   c.x_unit = a.x_unit;
+  c.categories = a.categories;
+  c.bars = a.bars;
+  c.lines = a.lines && b.lines;
   std::size_t style = 0;
   std::map<std::pair<std::string, std::string>, std::size_t> style_of;  // (unit, series) -> style
   for (auto& p : a.panels) {
@@ -76,7 +79,8 @@ std::optional<Chart> overlay(const Table* l, const Table* r, const TableDiff& t)
   c.x_values.insert(c.x_values.end(), b.x_values.begin(), b.x_values.end());
   std::sort(c.x_values.begin(), c.x_values.end());
   c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
-  c.x_log = is_geometric(c.x_values);
+  c.x_log = c.categories.empty() && is_geometric(c.x_values);
+  c.x_discrete = a.x_discrete && b.x_discrete && c.x_values.size() <= std::max(a.x_values.size(), b.x_values.size());
   for (auto m : a.marks) {
     m.text = "left, " + m.text;
     c.marks.push_back(std::move(m));

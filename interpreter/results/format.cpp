@@ -164,6 +164,7 @@ std::string table_counts(const Table& t) {
   std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
   if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
   if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  if (!t.stopped.empty()) s += "; then stopped by " + t.stopped + ", see the errors";
   return s;
 }
 
@@ -200,11 +201,15 @@ std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, con
 std::string spread_text(const Spread& sp, const Display& d) {
   auto v = [&](double x) { return value_with_unit(Value::number(Num::of_double(x)), d); };
   std::string s = "    P50 " + v(sp.p50) + " [P10 " + v(sp.p10) + " – P90 " + v(sp.p90) + "]\n";
+  const std::string noise = fmt::format("within sampling noise (|r| < {:.2f} = 2/√{})", sp.noise_threshold, sp.samples);
   if (!sp.drivers.empty()) {
     s += "    drivers (rank correlation):";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{} {} {:+.2f}", i ? "," : "", sp.drivers[i].name, sp.drivers[i].rank_correlation);
+    if (sp.within_noise) s += fmt::format("; {} more {}", sp.within_noise, noise);
     s += "\n";
+  } else if (sp.within_noise) {
+    s += "    drivers (rank correlation): none, every input " + noise + "\n";
   }
   return s;
 }
@@ -279,6 +284,7 @@ class TextSink : public RunSink, public RowTextSink {
   void result(const Shown& sh) override {
     std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
     if (sh.spread) s += spread_text(*sh.spread, sh.display);
+    if (!sh.note.empty()) s += "    note: " + sh.note + "\n";
     std::size_t hidden = 0;
     assumption_block(s, listed(assumptions_of(p_, sh.value.deps), mode_, hidden), "    ");
     w_.put(s + hidden_line(hidden, mode_, "    "));
@@ -467,12 +473,16 @@ class JsonSink : public RunSink, public RowTextSink {
     results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
                        ", \"unit\": " + json_string(sh.display.unit) +
                        ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) +
-                       (sh.spread ? json_spread(*sh.spread, sh.display) : "") + "}");
+                       (sh.spread ? json_spread(*sh.spread, sh.display) : "") +
+                       (sh.note.empty() ? "" : ", \"note\": " + json_string(sh.note)) + "}");
   }
   static std::string json_spread(const Spread& sp, const Display& d) {
     auto v = [&](double x) { return json_cell(Value::number(Num::of_double(x)), d); };
-    std::string s = ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) +
-                    ", \"p90\": " + v(sp.p90) + ", \"samples\": " + std::to_string(sp.samples) + ", \"drivers\": [";
+    std::string s =
+        ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) + ", \"p90\": " + v(sp.p90) +
+        ", \"samples\": " + std::to_string(sp.samples) +
+        fmt::format(", \"noise_threshold\": {:.4f}, \"within_noise\": {}", sp.noise_threshold, sp.within_noise) +
+        ", \"drivers\": [";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{}{{\"name\": {}, \"value\": {}, \"rank_correlation\": {:.4f}}}", i ? ", " : "",
                        json_string(sp.drivers[i].name), json_string(sp.drivers[i].value),
@@ -525,6 +535,7 @@ class JsonSink : public RunSink, public RowTextSink {
               e += (e.empty() ? "" : ", ") + fmt::format("{{\"reason\": {}, \"count\": {}}}", json_string(why), n);
             return e;
           }());
+    if (!t.stopped.empty()) s += ",\n     \"stopped\": " + json_string(t.stopped);
     s += ",\n     \"engine\": " + json_string(t.engine) + "}";
     w_.put(s);
   }
@@ -703,7 +714,8 @@ class MdSink : public RunSink, public RowTextSink {
   }
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
   void result(const Shown& s) override {
-    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");
+    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) +
+           (s.note.empty() ? "" : " (" + md_escape(s.note) + ")") + "\n");
   }
   void table_begin(const Table& t) override {
     std::string s = "\n## " + md_escape(t.name) + "\n\n|";

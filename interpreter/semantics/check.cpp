@@ -636,6 +636,7 @@ void Checker::sweep(Stmt& s) {
           TypeP t = expr(*x, env);
           if (!is_loose(*t) && t->k != Type::K::num)
             error(ErrorKind::type_mismatch, x->span, "an objective must be a number, got " + kind_word(*t), env);
+          note_expr(x.get(), t);  // its unit, for the search's chart (runtime/sweep)
         }
         break;
       case BK::top:

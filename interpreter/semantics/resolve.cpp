@@ -256,6 +256,7 @@ class Resolver {
         Binding& b = s.bindings.at(0);
         expr(*b.domains.at(0));
         if (b.range_to) expr(*b.range_to);
+        if (b.step) expr(*b.step);
         b.slots.push_back(push(s.name, s.name_span));
         expr(*s.value);
         break;
