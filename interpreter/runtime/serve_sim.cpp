@@ -480,7 +480,7 @@ std::optional<std::string> clock_problem(const Config& c, const std::vector<Trac
   // (issue 38, item 13). The clock must resolve a millionth of the shortest step at the last
   // arrival; queues drain in steps, so later times grow with the work, which is bounded.
   if (requests.empty()) return std::nullopt;
-  const double step = c.cost.time(1, 0, 0), last = requests.back().arrival;
+  const double step = c.cost.time(1, 0, 0, 0), last = requests.back().arrival;
   const double horizon = step * 1e-6 * 0x1p52;
   if (last <= horizon) return std::nullopt;
   char buf[320];
