@@ -90,21 +90,18 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 int cmd_report(const Args& a) {
-  if (a.format != "text" && a.format != "html")
-    return usage_error("report writes html, got --format '" + a.format + "'");
   if (!a.sensitivity.empty() && (a.diff || a.positional.size() == 3 || a.presets.size() == 2))
-    return usage_error("report --sensitivity draws one run, not a comparison");
+    return usage_error(a, "report --sensitivity draws one run, not a comparison");
   // Diff mode: two files, two presets, or --diff (FILE as written against FILE with --use/--set).
   if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
     DiffRun d;
     if (const int rc = run_diff(a, "report", d)) return rc;
     return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
   }
-  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
-  if (a.presets.size() > 1) return usage_error("report takes one --preset");
+  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error(a, "report expects one FILE");
   Args with_points = a;
   with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(with_points, s, a.positional[1], rc);
   if (!run) return rc;
@@ -121,16 +118,13 @@ int cmd_plot(const Args& a) {
   if (a.positional.size() != 3 || a.positional[1].empty())
     return usage_error(
         "plot expects FILE TABLE (mls plot FILE TABLE [--x COL] [--y COL,...] [--out plot.svg|plot.png])");
-  if (a.presets.size() > 1) return usage_error("plot takes one --preset");
   // A file named .svg or .png holds that whatever --format says (text is the terminal's default).
   std::string format = a.format;
   if (format == "text" && ends_with(a.out, ".svg")) format = "svg";
   if (format == "text" && ends_with(a.out, ".png")) format = "png";
-  if (format != "text" && format != "svg" && format != "png")
-    return usage_error("plot --format must be text, svg or png, got '" + a.format + "'");
   if (format == "png" && a.out.empty())
     return usage_error("plot --format png writes a binary image: give --out FILE.png");
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
   if (!run) return rc;

@@ -164,6 +164,36 @@ const Table& find_table(const RunResult& r, const std::string& name) {
              {names.empty() ? "the scenario has no sweep or search" : "tables: " + joined(names)}, name, names);
 }
 
+namespace {
+
+// Each row's group: the other sweep variables' values (one line per combination), and the groups in
+// order of first appearance. When x is a computed column, the first sweep variable is the one each
+// line runs along (splitting by every variable would leave one point per line).
+std::vector<std::string> row_groups(const Table& t, const std::string& x_name, bool categorical,
+                                    std::vector<std::string>& groups) {
+  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), x_name) != t.key_names.end();
+  std::vector<std::size_t> other;  // none for a categorical x: each row is its own category
+  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size() && !categorical; ++k)
+    if (t.key_names[k] != x_name) other.push_back(k);
+  std::vector<std::string> group_of(t.rows.size());
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    std::string g;
+    for (std::size_t k : other) {
+      if (k >= t.rows[i].key.size()) continue;
+      const auto col = column_named(t, t.key_names[k]);
+      const Display d = col ? t.cols[*col].display : Display{};
+      const Value& kv = t.rows[i].key[k];
+      g += (g.empty() ? "" : ", ") + t.key_names[k] + "=" +
+           (kv.k == Value::K::record ? key_label(kv) : format_value(kv, d));
+    }
+    group_of[i] = g;
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  return group_of;
+}
+
+}  // namespace
+
 Chart chart_of(const Table& t, const ChartSpec& spec) {
   if (t.rows.empty()) plot_error(ErrorKind::plot_table, t.span, "table '" + t.name + "' has no rows to plot", {});
   Chart c;
@@ -221,28 +251,8 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
                  {"numeric columns: " + joined(numeric_names(t))});
   }
 
-  // Rows split by the other sweep variables' values (one line per combination). When x is a
-  // computed column, the first sweep variable is the one each line runs along (splitting by every
-  // variable would leave one point per line).
-  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), c.x_name) != t.key_names.end();
-  std::vector<std::size_t> other;  // none for a categorical x: each row is its own category
-  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size() && !categorical; ++k)
-    if (t.key_names[k] != c.x_name) other.push_back(k);
-  std::vector<std::string> group_of(t.rows.size());
   std::vector<std::string> groups;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    std::string g;
-    for (std::size_t k : other) {
-      if (k >= t.rows[i].key.size()) continue;
-      const auto col = column_named(t, t.key_names[k]);
-      const Display d = col ? t.cols[*col].display : Display{};
-      const Value& kv = t.rows[i].key[k];
-      g += (g.empty() ? "" : ", ") + t.key_names[k] + "=" +
-           (kv.k == Value::K::record ? key_label(kv) : format_value(kv, d));
-    }
-    group_of[i] = g;
-    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
-  }
+  const std::vector<std::string> group_of = row_groups(t, c.x_name, categorical, groups);
 
   for (std::size_t yc : ycols) {
     const std::string& unit = t.cols[yc].display.unit;

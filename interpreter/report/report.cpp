@@ -26,9 +26,9 @@ std::string assumption_html(const std::vector<AssumptionView>& as) {
   std::string s;
   std::string kind;
   for (const auto& a : as) {
-    if (a.kind != kind) {
+    if (kind_name(a.kind) != kind) {
       if (!kind.empty()) s += "</table></div>";
-      kind = a.kind;
+      kind = kind_name(a.kind);
       s +=
           "<div class=\"kind\" data-kind=\"" + esc(kind) + "\"><h4>" + esc(kind) + "</h4><table class=\"assumptions\">";
     }
@@ -42,7 +42,7 @@ std::string assumption_html(const std::vector<AssumptionView>& as) {
 std::vector<AssumptionView> validations(const std::vector<AssumptionView>& as) {
   std::vector<AssumptionView> v;
   for (const auto& a : as)
-    if (a.kind == "validation") v.push_back(a);
+    if (a.kind == AssumptionKind::validation) v.push_back(a);
   return v;
 }
 
@@ -203,8 +203,8 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
   s += page_head("mls report: " + info.file);
   s += "<header><h1>mls report: <code>" + esc(info.file) + "</code></h1>\n";
   s += "<p class=\"meta\">mls " + std::string(kVersion) + " · preset <code>" + esc(r.preset) + "</code> (" +
-       esc(r.preset_via == "default" ? "default: the scenario names no preset" : r.preset_via) + ")" +
-       (info.selection.empty() ? "" : " · <code>" + esc(info.selection) + "</code>") + "</p></header>\n";
+       esc(r.preset_via.kind == ViaKind::default_ ? "default: the scenario names no preset" : r.preset_via.text()) +
+       ")" + (info.selection.empty() ? "" : " · <code>" + esc(info.selection) + "</code>") + "</p></header>\n";
 
   s += "<nav><h2>Contents</h2><ul>";
   if (!r.results.empty()) s += "<li><a href=\"#results\">Results</a></li>";

@@ -97,7 +97,7 @@ std::string because_html(const DiffReport& d, const std::vector<AssumptionKey>& 
   std::string s;
   for (const auto& k : keys) {
     const AssumptionChange* c = d.change_of(k);
-    s += (s.empty() ? "" : "<br>") + std::string("<code>") + esc(k.first + " " + k.second) + "</code>" +
+    s += (s.empty() ? "" : "<br>") + std::string("<code>") + esc(k.text()) + "</code>" +
          (c ? ": " + esc(assumption_change_text(*c)) : "");
   }
   return s;
@@ -161,8 +161,7 @@ void table_section(std::string& out, const DiffReport& d, const TableDiff& t, st
     out += "<h3>Because</h3><ul class=\"because\">";
     for (const auto& [k, n] : causes) {
       const AssumptionChange* c = d.change_of(k);
-      out += "<li><code>" + esc(k.first + " " + k.second) + "</code>" +
-             (c ? ": " + esc(assumption_change_text(*c)) : "") +
+      out += "<li><code>" + esc(k.text()) + "</code>" + (c ? ": " + esc(assumption_change_text(*c)) : "") +
              fmt::format(" <span class=\"counts\">({} of {} changed cells)</span></li>", n, t.cells_changed);
     }
     out += "</ul>\n";
@@ -192,8 +191,9 @@ std::string side_line(const char* which, const std::string& label, const std::st
 
 std::string report_diff_html(const DiffReport& d, const RunResult& lr, const RunResult& rr) {
   std::string s = page_head("mls report: " + d.left_label + " vs " + d.right_label);
-  s += "<header><h1>mls report: diff</h1>\n" + side_line("left", d.left_label, d.left_preset, d.left_preset_via) +
-       side_line("right", d.right_label, d.right_preset, d.right_preset_via) + "</header>\n";
+  s += "<header><h1>mls report: diff</h1>\n" +
+       side_line("left", d.left_label, d.left_preset, d.left_preset_via.text()) +
+       side_line("right", d.right_label, d.right_preset, d.right_preset_via.text()) + "</header>\n";
   s += "<nav><h2>Contents</h2><ul><li><a href=\"#assumptions\">Assumptions that differ</a></li>"
        "<li><a href=\"#results\">Results</a></li>";
   for (std::size_t i = 0; i < d.tables.size(); ++i)
@@ -208,8 +208,8 @@ std::string report_diff_html(const DiffReport& d, const RunResult& lr, const Run
     s += "<table class=\"data\">" + sortable_head({"kind", "name", "left → right"});
     for (std::size_t i = 0; i < d.assumptions.size(); ++i) {
       const AssumptionChange& c = d.assumptions[i];
-      s += fmt::format("<tr data-i=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n", i, esc(c.key.first),
-                       esc(c.key.second), esc(assumption_change_text(c)));
+      s += fmt::format("<tr data-i=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n", i,
+                       esc(kind_name(c.key.kind)), esc(c.key.name), esc(assumption_change_text(c)));
     }
     s += "</tbody></table>\n";
   }

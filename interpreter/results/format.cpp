@@ -128,28 +128,26 @@ std::string value_with_unit(const Value& v, const Display& d) {
   return s;
 }
 
-std::string via_text(const AssumptionView& a) {
-  if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
-  return "(" + a.via + ")";
-}
+std::string via_text(const AssumptionView& a) { return quiet(a.via) ? "" : "(" + a.via.text() + ")"; }
 
 void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent) {
   std::size_t wk = 0, wn = 0, wv = 0;
   for (const auto& a : as) {
     // A note is a sentence, not a name = value: its own line, outside the columns.
-    if (a.kind == "note") {
+    if (a.kind == AssumptionKind::note) {
       out += indent + "note: " + a.value + (a.at.empty() ? "" : "  (" + a.at + ")") + "\n";
       continue;
     }
-    wk = std::max(wk, a.kind.size());
+    wk = std::max(wk, std::string_view(kind_name(a.kind)).size());
     wn = std::max(wn, a.name.size());
     wv = std::max(wv, a.value.size() + (via_text(a).empty() ? 0 : via_text(a).size() + 1));
   }
   for (const auto& a : as) {
-    if (a.kind == "note") continue;
+    if (a.kind == AssumptionKind::note) continue;
     std::string value = a.value;
     if (!via_text(a).empty()) value += " " + via_text(a);
-    std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
+    std::string line =
+        indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", kind_name(a.kind), wk, a.name, wn, value, wv, a.at);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
@@ -173,9 +171,10 @@ std::string table_counts(const Table& t) {
 // Whether `--assumptions changed` lists an assumption: something a choice of this run put there,
 // or the validation band, which travels with every validated number whatever the mode (issue #11).
 bool is_changed(const AssumptionView& a) {
-  if (a.kind == "note" || a.kind == "approx" || a.kind == "validation") return true;
-  if (a.kind != "set" && a.kind != "convention") return false;
-  return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
+  if (a.kind == AssumptionKind::note || a.kind == AssumptionKind::approx || a.kind == AssumptionKind::validation)
+    return true;
+  if (a.kind != AssumptionKind::set && a.kind != AssumptionKind::convention) return false;
+  return !a.via.is_default();
 }
 
 // The assumptions of `as` that `mode` lists; `hidden` counts the others.
@@ -183,9 +182,10 @@ std::vector<AssumptionView> listed(std::vector<AssumptionView> as, FormatOptions
                                    std::size_t& hidden) {
   if (mode == FormatOptions::Assumptions::all) return as;
   // A note changes what the number means: it is listed in every mode, `none` included.
-  const auto keep = mode == FormatOptions::Assumptions::none
-                        ? std::stable_partition(as.begin(), as.end(), [](const auto& a) { return a.kind == "note"; })
-                        : std::stable_partition(as.begin(), as.end(), is_changed);
+  const auto keep =
+      mode == FormatOptions::Assumptions::none
+          ? std::stable_partition(as.begin(), as.end(), [](const auto& a) { return a.kind == AssumptionKind::note; })
+          : std::stable_partition(as.begin(), as.end(), is_changed);
   hidden += static_cast<std::size_t>(as.end() - keep);
   as.erase(keep, as.end());
   return as;
@@ -273,7 +273,8 @@ class TextSink : public RunSink, public RowTextSink {
 
   void begin(const RunResult& h) override {
     std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
-    s += h.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + h.preset_via + ")\n";
+    s += h.preset_via.kind == ViaKind::default_ ? " (default: the scenario names no preset)\n"
+                                                : " (" + h.preset_via.text() + ")\n";
     if (h.uncertainty_samples)
       s += fmt::format(
           "uncertainty: {} samples, seed {}, {} uncertain input{}; shown values get P50 [P10 – P90] "
@@ -408,9 +409,9 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
   for (std::size_t i = 0; i < as.size(); ++i) {
     const auto& a = as[i];
     if (i) out += ", ";
-    out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) +
+    out += "{\"kind\": " + json_string(kind_name(a.kind)) + ", \"name\": " + json_string(a.name) +
            ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
-           ", \"via\": " + json_string(a.via) + "}";
+           ", \"via\": " + json_string(a.via.text()) + "}";
   }
   return out + "]";
 }
@@ -755,7 +756,7 @@ class MdSink : public RunSink, public RowTextSink {
       if (as.empty()) continue;
       std::string l = "- `" + t.cols[c].name + "`: ";
       for (std::size_t i = 0; i < as.size(); ++i)
-        l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
+        l += (i ? "; " : "") + std::string(kind_name(as[i].kind)) + " " + as[i].name + " = " + as[i].value;
       lines.push_back(md_escape(l));
     }
     if (!lines.empty()) {

@@ -121,7 +121,8 @@ struct AssertOutcome {
   bool ok = true;
   Span span;
   std::string text;
-  std::string detail;  // "left: 67.0 h, right: 66.9 h"
+  std::string detail;     // "left: 67.0 h, right: 66.9 h", "at gpus = 64"
+  bool operands = false;  // the detail names a comparison's operands, "left" and "right"
   std::string message;
 };
 
@@ -134,7 +135,8 @@ struct RunResult {
     std::size_t index;
   };
   std::vector<Item> order;  // source order
-  std::string preset, preset_via;
+  std::string preset;
+  Via preset_via;
   std::vector<std::pair<std::string, std::string>> conventions;  // name -> choice, sorted by name
   std::size_t uncertainty_samples = 0;                           // --uncertainty N (0: off)
   std::uint64_t uncertainty_seed = 0;                            // --seed S
@@ -194,7 +196,9 @@ void replay(const RunResult& r, RunSink& sink);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
 
 struct AssumptionView {
-  std::string kind, name, value, at, via;
+  AssumptionKind kind = AssumptionKind::default_;
+  std::string name, value, at;  // at: "file:line", "command line"
+  Via via;
   bool operator<(const AssumptionView& o) const;
   bool operator==(const AssumptionView& o) const;
 };

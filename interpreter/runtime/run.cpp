@@ -163,6 +163,44 @@ void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions
   run_on_pipeline_stack([&] { run_statements_here(p, ck, cfg, opt, stmts, sink); });
 }
 
+namespace {
+
+// A `solve` statement's answers, each shown labelled by what it is: NAME (a root of ==), `min NAME` /
+// `max NAME` (the smallest / largest value satisfying <= or >=); numbered when there are several.
+void show_solve(Program& p, Checker& ck, Evaluator& ev, const RunOptions& opt, RunSink& sink, Stmt* s) {
+  // Every answer, labelled by what it is: NAME (a root of ==), `min NAME` / `max NAME`
+  // (the smallest / largest value satisfying <= or >=); numbered when there are several.
+  const auto out =
+      kept_going(opt, sink, [&] { return solve_statement(ev, *s, ck.expr_type(s->value->kids.at(0).get())); });
+  if (!out) return;
+  const std::string note = skipped_text(*out, sym_name(s->name));
+  const Decl* d = p.lookup(s->name);
+  const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
+  std::map<std::string, std::size_t> count, seen;
+  for (const auto& a : out->answers) ++count[a.role];
+  for (const auto& a : out->answers) {
+    Shown x;
+    x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
+    if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
+    x.value = a.value;
+    x.type = t;
+    x.display = display_for(scope_of(p), t, a.value.n.d);
+    // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
+    const Expr& lo = *s->bindings.at(0).domains.at(0);
+    if (lo.kind == EK::num && lo.unit)
+      if (auto u = ck.resolve_unit(*lo.unit, false)) {
+        x.display.unit = lo.unit->text;
+        x.display.factor = u->factor;
+      }
+    x.span = s->span;
+    x.note = note;
+    check_displayable(p, x.value, x.type, x.display, x.span);
+    sink.result(x);
+  }
+}
+
+}  // namespace
+
 void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
                          const std::vector<Stmt*>& stmts, RunSink& sink) {
   RunResult header;
@@ -229,42 +267,12 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
                 return d.unit.empty() ? t : t + " " + d.unit;
               };
               a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+              a.operands = true;
             }
             sink.assertion(a);
           }
           break;
-        case SK::solve: {
-          // Every answer, labelled by what it is: NAME (a root of ==), `min NAME` / `max NAME`
-          // (the smallest / largest value satisfying <= or >=); numbered when there are several.
-          const auto out =
-              kept_going(opt, sink, [&] { return solve_statement(ev, *s, ck.expr_type(s->value->kids.at(0).get())); });
-          if (!out) break;
-          const std::string note = skipped_text(*out, sym_name(s->name));
-          const Decl* d = p.lookup(s->name);
-          const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
-          std::map<std::string, std::size_t> count, seen;
-          for (const auto& a : out->answers) ++count[a.role];
-          for (const auto& a : out->answers) {
-            Shown x;
-            x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
-            if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
-            x.value = a.value;
-            x.type = t;
-            x.display = display_for(scope_of(p), t, a.value.n.d);
-            // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
-            const Expr& lo = *s->bindings.at(0).domains.at(0);
-            if (lo.kind == EK::num && lo.unit)
-              if (auto u = ck.resolve_unit(*lo.unit, false)) {
-                x.display.unit = lo.unit->text;
-                x.display.factor = u->factor;
-              }
-            x.span = s->span;
-            x.note = note;
-            check_displayable(p, x.value, x.type, x.display, x.span);
-            sink.result(x);
-          }
-          break;
-        }
+        case SK::solve: show_solve(p, ck, ev, opt, sink, s); break;
         case SK::sweep:
         case SK::search: {
           // A part of a sharded run is all of its points or an error: it does not go on.

@@ -52,6 +52,9 @@ class ShardReader {
   [[nodiscard]] virtual const ShardCounts& counts() const = 0;
 };
 
+// Most samples --uncertainty N may ask for (a front end checks its command line against it).
+inline constexpr std::size_t kMaxUncertaintySamples = 100'000;
+
 struct RunOptions {
   std::size_t max_points = 1'000'000;    // sweep/search cap (--max-points)
   unsigned threads = 0;                  // 0: all cores

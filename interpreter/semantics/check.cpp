@@ -67,7 +67,8 @@ std::string Checker::dim_text(const TypeP& t) const { return describe(*t, p_.uni
 
 Diagnostic& Checker::error(ErrorKind k, Span s, std::string msg, const Env& env) {
   Diagnostic& d = p_.diags.error(k, s, std::move(msg));
-  if (!env.calls.empty() && env.calls.back().valid()) d.notes.push_back({env.calls.back(), "in this call"});
+  if (!env.calls.empty() && env.calls.back().valid())
+    d.notes.push_back({env.calls.back(), "in this call", LabelKind::call});
   return d;
 }
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
+#include "harness.hpp"
 #include "interpreter/report/axis.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -104,7 +104,7 @@ TEST_CASE("a sweep is geometric when its distinct values have one ratio") {
 }
 
 TEST_CASE("the chart of a sweep: x the swept variable, one panel per unit, regime marks") {
-  Session s;
+  Harness s;
   const char* src = R"(
 sweep grow over n in 2..64 by *2 {
   show n, t = 100 s / n, m = 1 GB * n, big = if n > 8 then "yes" else "no", k = min(n, 8)
@@ -160,7 +160,7 @@ TEST_CASE("xml_escape leaves no markup in user text") {
 }
 
 TEST_CASE("pictures: discrete x, categories as bars, one colour per group, log y (#36)") {
-  Session s;
+  Harness s;
   const char* src = R"(
 sweep pair over tp in [4, 8] {
   show step = 10 s / tp
