@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/results/row_text.hpp"
+#include "memory_limit.hpp"
 
 namespace mls {
 
@@ -211,16 +212,26 @@ int cmd_check(const Args& a) {
 
 int main(int argc, char** argv) {
   try {
+    if (const std::string w = mls::memory_limit_warning(); !w.empty())
+      std::fprintf(stderr, "mls: warning: %s\n", w.c_str());
     return mls::dispatch(argc, argv);
   } catch (const std::bad_alloc&) {
-    // A limit of the machine, reached by the input (a list of millions of literals, a huge
-    // sweep table), not a bug: said as such, with the input-error exit code. What was held is
-    // released by the unwinding, so printing needs no allocation beyond stdio's.
+    // A limit of the machine or of mls's memory (cli/memory_limit.hpp), reached by the input (a
+    // list of millions of literals, a huge sweep table), not a bug: said as such, with the
+    // input-error exit code. What was held is released by the unwinding, so printing needs no
+    // allocation beyond stdio's.
     const mls::ErrorKindInfo& k = mls::info(mls::ErrorKind::limit_memory);
-    std::fprintf(stderr,
-                 "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
-                 "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
-                 k.code);
+    if (mls::memory_limit_reached())
+      std::fprintf(stderr,
+                   "mls: error[%s]: out of memory: the input needs more than the %s mls may use\n"
+                   "  = help: split large literal lists or tables over several files, or narrow the sweep\n"
+                   "  = help: %s=BYTES sets the limit (K, M, G suffixes; 'off': the machine's)\n",
+                   k.code, mls::memory_limit_text().c_str(), mls::kMemoryLimitVariable);
+    else
+      std::fprintf(stderr,
+                   "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
+                   "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
+                   k.code);
     return k.exit_code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n",

@@ -226,6 +226,11 @@ Value evaluate(NativeEval& n) {
   if (!trace.empty()) {
     rows = read_trace(n, trace, deps);
     requests = rows.size();
+    // Every result is a difference of times (latencies, makespan, steady window): a trace is
+    // simulated from its first arrival, so that a trace of absolute timestamps (Unix seconds,
+    // or `1e20,5,10`) keeps the resolution of its steps.
+    const double t0 = rows.empty() ? 0 : rows.front().arrival;
+    for (TraceRow& row : rows) row.arrival -= t0;
   } else {
     Workload w;
     w.requests = count("requests", 1, kMaxRequests);
