@@ -71,7 +71,7 @@ def test_ctrl_c_stops_a_ten_million_point_sweep_within_a_second():
             print("finished", flush=True)
         except KeyboardInterrupt:
             print("interrupted", flush=True)
-        r = mls.run("show x = 2 h\\n")  # the next call runs: the interrupt was served
+        r = mls.run("show x = 2 h -> h\\n")  # the next call runs: the interrupt was served
         print("after", r.results["x"].text, flush=True)
         """
     )

@@ -17,6 +17,7 @@ def test_eval_use_set_and_ans():
     moved = s.eval(FLEET)
     assert moved.value != q.value
     assert s.eval("ans").value == moved.value
+    s.eval("let job = 30 day")
     s.set(job="60 day")
     assert s.eval("job -> day").value == 60
 
@@ -26,7 +27,7 @@ def test_a_failing_input_leaves_the_session_as_it_was():
     s.eval("let x = 5 h")
     with pytest.raises(mls.CheckError) as e:
         s.eval("let y = 2\nlet x2 = x + 3 GB")
-    assert e.value.code == "dim.mismatch" and e.value.line == 2
+    assert e.value.code == "dim.mismatch" and e.value.line == 3  # the session's lines, as the REPL counts them
     with pytest.raises(mls.CheckError) as e:
         s.eval("y")  # the failed input's `let y` was undone with it
     assert e.value.code == "name.unknown"
