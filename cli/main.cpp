@@ -22,12 +22,6 @@
 
 namespace mls {
 
-Core::Options core_options() {
-  Core::Options o;
-  o.conventions_command = "`mls conventions`";
-  return o;
-}
-
 int io_error(const std::string& message) {
   const ErrorKindInfo& k = info(ErrorKind::io_write);
   std::fprintf(stderr, "mls: error[%s]: %s\n", k.code, message.c_str());

@@ -168,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
     for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, scope_of(s.prog), *r, "main.mls");
     // The report and every table's charts (docs/report.md): any run's output must render.
-    (void)mls::report_html(mls::scope_of(s.prog), *r, {"main.mls", ""});
+    (void)mls::report_html(mls::scope_of(s.prog), *r, {.file = "main.mls", .selection = "", .sensitivity = {}});
     for (const auto& t : r->tables) {
       if (!mls::chartable(t)) continue;
       const mls::Chart c = mls::chart_of(t, {});
