@@ -2,6 +2,7 @@
 DataFrames carrying units and assumptions; rich display from the report layer."""
 
 import json
+import subprocess
 import sys
 
 import pytest
@@ -104,3 +105,14 @@ def test_text_is_what_mls_run_prints(thousand):
 def test_json_numbers_round_trip(thousand):
     data = json.loads(thousand.json)
     assert thousand.tables["scale"].rows == data["tables"][0]["rows"]
+
+
+def test_the_mls_command_shim_runs_the_command_line():
+    # In the build tree the console script's main (mls/_cli.py) runs build/mls beside the package;
+    # installed by pip, mls/bin/mls (ctest python/pip).
+    from mls import _cli
+
+    got = subprocess.run([sys.executable, "-m", "mls._cli", "run", THOUSAND], capture_output=True)
+    assert got.returncode == 0 and got.stdout == cli("run", THOUSAND)
+    bad = subprocess.run([sys.executable, "-m", "mls._cli", "run", "no_such.mls"], capture_output=True)
+    assert bad.returncode == subprocess.run([_cli.executable(), "run", "no_such.mls"], capture_output=True).returncode != 0
