@@ -73,20 +73,30 @@ def esc(s):
     return html.escape(str(s), quote=True)
 
 
-def quantity(q):
-    """A result without the report's own part (a session's): its value and assumptions."""
+def assumptions(items):
+    """Assumptions as the report's table of them: name, value, where it is set."""
     rows = "".join(
         "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>" % (esc(a.get("name")), esc(a.get("value")), esc(a.get("at")))
-        for a in q.assumptions
+        for a in items
     )
+    return '<table class="assumptions">%s</table>' % rows
+
+
+def quantity(q):
+    """A result without the report's own part (a session's): its value and assumptions."""
     return (
         '<details class="result"><summary><span class="name">%s</span> = <span class="value">%s</span>'
-        ' <span class="counts">(%d assumptions)</span></summary><table class="assumptions">%s</table></details>'
-        % (esc(q.name), esc(q.text), len(q.assumptions), rows)
+        ' <span class="counts">(%d assumptions)</span></summary>%s</details>'
+        % (esc(q.name), esc(q.text), len(q.assumptions), assumptions(q.assumptions))
     )
 
 
-def _asserts(asserts):
+def error(e):
+    """An mls.Error as the command line prints it (caret included), with its code and place."""
+    return '<section><p class="failed"><code>%s</code> at %s</p><pre>%s</pre></section>' % (esc(e.code), esc(e.at), esc(e.text))
+
+
+def asserts(asserts):
     if not asserts:
         return ""
     failed = sum(1 for a in asserts if not a.ok)
@@ -133,7 +143,7 @@ def run(r):
         parts.extend(q._html() for q in r.results.values())
         parts.append("</section>")
     parts.extend(r._h.table_html(name, 50) for name in r.tables)
-    parts.append(_asserts(r.asserts))
+    parts.append(asserts(r.asserts))
     parts.append(diagnostics("Errors", r.errors))
     parts.append(diagnostics("Warnings", r.warnings))
     return wrap("".join(parts))

@@ -29,6 +29,11 @@ class Error(Exception):
     def __str__(self):
         return self.text.rstrip("\n")
 
+    def _repr_html_(self):
+        from . import _display
+
+        return _display.wrap(_display.error(self))
+
 
 class ParseError(Error):
     """parse.*: the text is not mls."""

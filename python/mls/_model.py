@@ -60,6 +60,9 @@ class Assumption(Mapping):
         at = " (%s)" % self._d["at"] if self._d.get("at") else ""
         return "%s %s = %s%s" % (self.get("kind", ""), self.get("name", ""), self.get("value", ""), at)
 
+    def _repr_html_(self):
+        return _display.wrap(_display.assumptions([self]))
+
 
 def _assumptions(items):
     return [Assumption(a) for a in items]
@@ -108,6 +111,10 @@ class Column:
 
     def __repr__(self):
         return "<Column %s%s>" % (self.name, " [%s]" % self.unit if self.unit else "")
+
+    def _repr_html_(self):
+        head = "<p><code>%s</code>%s</p>" % (_display.esc(self.name), " [%s]" % _display.esc(self.unit) if self.unit else "")
+        return _display.wrap(head + _display.assumptions(self.assumptions))
 
 
 class Table:
@@ -249,6 +256,9 @@ class Assert:
 
     def __bool__(self):
         return self.ok
+
+    def _repr_html_(self):
+        return _display.wrap(_display.asserts([self]))
 
     def __repr__(self):
         return "<Assert %s: %s%s>" % ("passed" if self.ok else "failed", self.text, " (%s)" % self.detail if self.detail else "")

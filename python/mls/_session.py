@@ -116,3 +116,8 @@ class Session:
     def conventions(self, *names):
         """`:conventions [NAME...]`: each convention's choices, the current one and who chose it."""
         return self._h.conventions(list(names))
+
+    def _repr_html_(self):
+        # The session's state as `:conventions` lists it, and its last answer.
+        last = _display.quantity(self.ans) if self.ans is not None else ""
+        return _display.wrap(last + "<pre>%s</pre>" % _display.esc(self.conventions()))

@@ -116,3 +116,16 @@ def test_the_mls_command_shim_runs_the_command_line():
     assert got.returncode == 0 and got.stdout == cli("run", THOUSAND)
     bad = subprocess.run([sys.executable, "-m", "mls._cli", "run", "no_such.mls"], capture_output=True)
     assert bad.returncode == subprocess.run([_cli.executable(), "run", "no_such.mls"], capture_output=True).returncode != 0
+
+
+def test_every_object_shows_itself_in_html(thousand):
+    q = thousand.results["node_mtbf"]
+    col = thousand.tables["scale"].columns[2]
+    parts = [q.assumptions[0], col, mls.run("assert 1 h > 2 h\n", keep_going=True).asserts[0], mls.Session()]
+    for o in parts:
+        page = o._repr_html_()
+        assert page.count('<div class="mls-report">') == 1, type(o).__name__
+    assert "[s]" in col._repr_html_() and "failed" in parts[2]._repr_html_()
+    with pytest.raises(mls.CheckError) as e:
+        mls.run("show x = 1 h + 1 GB\n")
+    assert "dim.mismatch" in e.value._repr_html_() and "&lt;string&gt;:1:" in e.value._repr_html_()
