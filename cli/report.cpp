@@ -61,35 +61,6 @@ int write_capped(const Args& a, Scenario& s, const std::string& raw, bool run_er
   return rc == 0 && run_errors ? report(s) : rc;
 }
 
-// `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
-Tornado tornado_of(const Sensitivity& r, std::size_t top) {
-  Tornado t;
-  t.result = r.name;
-  t.shown = r.shown;
-  t.step = std::to_string(std::lround(r.step * 100)) + " %";
-  for (const auto& e : r.entries) {
-    if (t.bars.size() >= top) {
-      ++t.more;
-      continue;
-    }
-    if (e.convention) {
-      for (const auto& sw : e.switches)
-        if (sw.value)
-          t.bars.push_back(
-              {e.name + " -> " + sw.choice, "convention, now " + e.choice, 0, r.change(*sw.value).value_or(0), true});
-      continue;
-    }
-    char el[32];
-    std::snprintf(el, sizeof el, "%+.3f", e.elasticity.value_or(0));
-    t.bars.push_back({e.name,
-                      e.source + " " + e.value +
-                          (e.whole ? " (moved to " + e.down_text + " and " + e.up_text + ")" : "") +
-                          (e.elasticity ? ", elasticity " + std::string(el) : "") + (e.uneven ? ", uneven" : ""),
-                      r.change(*e.down).value_or(0), r.change(*e.up).value_or(0), false});
-  }
-  return t;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

@@ -81,6 +81,7 @@ struct Page {
   std::string out;
   // Validation assumptions met on the way: name -> (summary, where it was used).
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> validated;
+  std::size_t max_rows = kReportMaxRows;  // rows of a table drawn (the chart uses them all)
 
   void note_validation(const std::vector<AssumptionView>& as, const std::string& where) {
     for (const auto& v : validations(as)) {
@@ -116,7 +117,7 @@ struct Page {
     // Regime notes per row.
     std::map<std::size_t, std::string> notes;
     for (const auto& n : t.notes) notes[n.row] += (notes[n.row].empty() ? "" : "; ") + n.text;
-    const std::size_t shown = std::min(t.rows.size(), kReportMaxRows);
+    const std::size_t shown = std::min(t.rows.size(), max_rows);
     out += "<table class=\"data\"><thead><tr>";
     if (t.search) out += "<th scope=\"col\"><button type=\"button\">rank</button></th>";
     for (const auto& c : t.cols)
@@ -285,6 +286,18 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
   s += "</tbody></table></details></section>\n</main>\n";
   s += page_foot();
   return s;
+}
+
+std::string report_result_html(const ResultScope& scope, const Shown& s) {
+  Page pg{scope, {}, {}};
+  pg.result(s);
+  return pg.out;
+}
+
+std::string report_table_html(const ResultScope& scope, const Table& t, std::size_t index, std::size_t max_rows) {
+  Page pg{scope, {}, {}, max_rows};
+  pg.table(t, index);
+  return pg.out;
 }
 
 }  // namespace mls
