@@ -52,6 +52,7 @@ std::string key_identity(const std::vector<Value>& key) {
       case Value::K::num: s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d)); break;
       case Value::K::boolean: s += v.b ? "t" : "f"; break;
       case Value::K::str: s += "s" + std::to_string(v.str().size()) + ":" + v.str(); break;
+      case Value::K::record: s += "r" + record_label(v); break;
       default: s += "?"; break;
     }
     s += '\x1f';

@@ -194,6 +194,9 @@ void replay(const RunResult& r, RunSink& sink);
 // Number in display units (exact when possible), and its text.
 [[nodiscard]] Num in_unit(const Num& si, const Display& d);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
+// A record's label, as rows keyed by it are labelled: the global it was bound to (`DGX_H100`),
+// else its `name` field, else "" (an anonymous record).
+[[nodiscard]] std::string record_label(const Value& v);
 
 struct AssumptionView {
   AssumptionKind kind = AssumptionKind::default_;

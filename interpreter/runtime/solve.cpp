@@ -643,6 +643,18 @@ std::string skipped_text(const SolveOutcome& o, const std::string& name) {
   return s + (o.skip_reasons.size() > 3 ? "; ..." : "");
 }
 
+std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name) {
+  std::map<std::string, std::size_t> count, seen;
+  for (const auto& a : o.answers) ++count[a.role];
+  std::vector<std::string> out;
+  for (const auto& a : o.answers) {
+    std::string label = (a.role == "root" ? "" : a.role + " ") + name;
+    if (count[a.role] > 1) label += "[" + std::to_string(++seen[a.role]) + "]";
+    out.push_back(std::move(label));
+  }
+  return out;
+}
+
 Value solve_value(Evaluator& ev, const Stmt& s) { return solve_statement(ev, s).answers.at(0).value; }
 
 }  // namespace mls

@@ -35,6 +35,10 @@ struct SolveOutcome {
 // "12 values of nodes could not be evaluated and were skipped: 12 runtime.error: ...", or ""
 // when none was (shown under each answer, and in the help of solve.no_root).
 [[nodiscard]] std::string skipped_text(const SolveOutcome& o, const std::string& name);
+// Each answer's label, as it is shown: NAME (a root of ==), `min NAME` / `max NAME` (the smallest /
+// largest value satisfying <= or >=), numbered `min NAME[2]` when a role has several answers.
+// explain and sensitivity take these labels back (issue 36).
+[[nodiscard]] std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name);
 // The value the global NAME takes: the first answer.
 [[nodiscard]] Value solve_value(Evaluator& ev, const Stmt& s);
 
