@@ -204,7 +204,8 @@ class Solver {
   // (bandwidths, GPU counts): a linear scan would put almost every point in the top decade.
   void scan() {
     const bool geometric = lo_ > 0 && hi_ / lo_ >= 100;
-    const double ratio = hi_ / lo_, width = hi_ - lo_;
+    // Only a geometric scan divides by lo_ (which may be 0: a float division by zero is UB).
+    const double ratio = geometric ? hi_ / lo_ : 0.0, width = hi_ - lo_;
     auto at = [&](double t) {
       if (geometric)
         return std::isfinite(ratio) ? lo_ * std::pow(ratio, t) : std::exp(std::log(lo_) * (1 - t) + std::log(hi_) * t);
