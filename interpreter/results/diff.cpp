@@ -227,21 +227,64 @@ class Differ {
       for (const auto& row : b.rows) td.rows_added.push_back(add_key(row.key, true));
       return td;
     }
-    std::unordered_map<std::string, std::vector<std::size_t>> right;
-    for (std::size_t j = 0; j < b.rows.size(); ++j) right[key_identity(b.rows[j].key)].push_back(j);
-    std::unordered_map<std::string, std::size_t> taken;
     std::vector<bool> used(b.rows.size(), false);
-    for (const auto& row : a.rows) {
-      const std::string id = key_identity(row.key);
+    std::vector<std::size_t> unmatched = match_rows(a, b, {}, {}, used, [&](const Row& row, const Row& other) {
+      compare_row(td, a, b, cols, row, other, add_key);
+    });
+    // Keys that read a solve's answer move with it: the rows left over meet by their other keys.
+    if (!a.key_solved.empty() && a.key_solved == b.key_solved)
+      unmatched = match_rows(a, b, unmatched, a.key_solved, used, [&](const Row& row, const Row& other) {
+        compare_row(td, a, b, cols, row, other, add_key);
+      });
+    for (std::size_t i : unmatched) td.rows_removed.push_back(add_key(a.rows[i].key));
+    for (std::size_t j = 0; j < b.rows.size(); ++j)
+      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key, true));
+    return td;
+  }
+
+  // Pairs rows of `a` (those in `only`, or all) with unused rows of `b` of the same key (its
+  // positions marked in `skip` left out), by occurrence; calls `both` on each pair and returns
+  // the rows of `a` left unpaired.
+  template <typename Both>
+  static std::vector<std::size_t> match_rows(const Table& a, const Table& b, const std::vector<std::size_t>& only,
+                                             const std::vector<bool>& skip, std::vector<bool>& used, Both both) {
+    auto id_of = [&](const std::vector<Value>& key) {
+      std::vector<Value> kept;
+      for (std::size_t k = 0; k < key.size(); ++k)
+        if (k >= skip.size() || !skip[k]) kept.push_back(key[k]);
+      return key_identity(kept);
+    };
+    std::unordered_map<std::string, std::vector<std::size_t>> right;
+    for (std::size_t j = 0; j < b.rows.size(); ++j)
+      if (!used[j]) right[id_of(b.rows[j].key)].push_back(j);
+    std::unordered_map<std::string, std::size_t> taken;
+    std::vector<std::size_t> left;
+    if (only.empty() && skip.empty())
+      for (std::size_t i = 0; i < a.rows.size(); ++i) left.push_back(i);
+    else
+      left = only;
+    std::vector<std::size_t> unmatched;
+    for (std::size_t i : left) {
+      const Row& row = a.rows[i];
+      const std::string id = id_of(row.key);
       auto it = right.find(id);
       std::size_t& k = taken[id];
       if (it == right.end() || k >= it->second.size()) {
-        td.rows_removed.push_back(add_key(row.key));
+        unmatched.push_back(i);
         continue;
       }
-      const Row& other = b.rows[it->second[k]];
       used[it->second[k]] = true;
+      both(row, b.rows[it->second[k]]);
       ++k;
+    }
+    return unmatched;
+  }
+
+  template <typename AddKey>
+  void compare_row(TableDiff& td, const Table& a, const Table& b,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& cols, const Row& row, const Row& other,
+                   AddKey& add_key) {
+    {
       ++td.rows_compared;
       std::optional<std::size_t> ref;
       for (const auto& [ci, cj] : cols) {
@@ -258,9 +301,6 @@ class Differ {
         td.cells.push_back(std::move(*vd));
       }
     }
-    for (std::size_t j = 0; j < b.rows.size(); ++j)
-      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key, true));
-    return td;
   }
 
   const DiffSide& l_;

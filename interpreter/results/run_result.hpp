@@ -93,6 +93,9 @@ struct Table {
   Span span;
   bool search = false;
   std::vector<std::string> key_names;
+  // Per key: its values read a solve's answer (they move with it, so a diff matches rows by the
+  // other keys when they differ); empty when none does.
+  std::vector<bool> key_solved;
   std::vector<Column> cols;
   std::vector<Row> rows;         // kept by collecting sinks; streamed otherwise
   std::vector<DepSet> col_deps;  // per column: union of its cells' dependencies (at table_end)

@@ -644,6 +644,30 @@ std::string skipped_text(const SolveOutcome& o, const std::string& name) {
   return s + (o.skip_reasons.size() > 3 ? "; ..." : "");
 }
 
+namespace {
+
+bool reads_solve_walk(const Program& p, const Expr& e, std::set<const void*>& seen) {
+  if (e.ref.kind == RefKind::global && e.ref.index < p.globals.size()) {
+    const Stmt* st = p.globals[e.ref.index].stmt;
+    if (st && st->kind == SK::solve) return true;
+    if (st && st->value && seen.insert(st).second && reads_solve_walk(p, *st->value, seen)) return true;
+  }
+  if (e.ref.kind == RefKind::function && e.ref.index < p.functions.size()) {
+    const Stmt* st = p.functions[e.ref.index].stmt;
+    if (st && st->value && seen.insert(st).second && reads_solve_walk(p, *st->value, seen)) return true;
+  }
+  bool found = false;
+  for_each_child(e, [&](const Expr& k) { found = found || reads_solve_walk(p, k, seen); });
+  return found;
+}
+
+}  // namespace
+
+bool reads_solve(const Program& p, const Expr& e) {
+  std::set<const void*> seen;
+  return reads_solve_walk(p, e, seen);
+}
+
 std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name) {
   std::map<std::string, std::size_t> count, seen;
   for (const auto& a : o.answers) ++count[a.role];

@@ -39,6 +39,10 @@ struct SolveOutcome {
 // largest value satisfying <= or >=), numbered `min NAME[2]` when a role has several answers.
 // explain and sensitivity take these labels back (issue 36).
 [[nodiscard]] std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name);
+// Whether `e` reads the answer of a solve (a solved global, directly or through the globals and
+// functions it reads): a sweep key that does moves with the solve, and a diff matches the rows
+// of such a sweep by their other keys (issue 36).
+[[nodiscard]] bool reads_solve(const Program& p, const Expr& e);
 // The value the global NAME takes: the first answer.
 [[nodiscard]] Value solve_value(Evaluator& ev, const Stmt& s);
 
