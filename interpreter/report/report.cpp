@@ -46,10 +46,18 @@ std::vector<AssumptionView> validations(const std::vector<AssumptionView>& as) {
   return v;
 }
 
+// "validated" only for a band measured on the value's own domain; a band carried over from the
+// nearest validated domain is marked as extrapolated, and a summary without a band as neither.
 std::string validated_badge(const std::vector<AssumptionView>& as) {
   std::string s;
-  for (const auto& v : validations(as))
-    s += "<span class=\"badge validated\" title=\"" + esc(v.value) + "\">validated: " + esc(v.name) + "</span>";
+  for (const auto& v : validations(as)) {
+    if (v.in_domain())
+      s += "<span class=\"badge validated\" title=\"" + esc(v.value) + "\">validated: " + esc(v.name) + " (" +
+           esc(v.domain) + ")</span>";
+    else if (v.extrapolated)
+      s += "<span class=\"badge extrapolated\" title=\"" + esc(v.value) + "\">extrapolated: " + esc(v.name) + " (" +
+           esc(v.domain) + ")</span>";
+  }
   return s;
 }
 
@@ -76,7 +84,7 @@ struct Page {
 
   void note_validation(const std::vector<AssumptionView>& as, const std::string& where) {
     for (const auto& v : validations(as)) {
-      auto& e = validated[v.name];
+      auto& e = validated[v.name + (v.domain.empty() ? "" : " · " + v.domain)];
       e.first = v.value;
       if (std::find(e.second.begin(), e.second.end(), where) == e.second.end()) e.second.push_back(where);
     }
@@ -260,8 +268,8 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
          "formulas of their inputs, not compared with measurements.</p>\n";
   } else {
     s += "<p>Results that depend on a model compared with published measurements (<code>mls validate</code> shows "
-         "every case):</p>\n<table><thead><tr><th>model family</th><th>measured error</th><th>used "
-         "by</th></tr></thead><tbody>\n";
+         "every case; a band is \"validated\" only on the domain its cases ran on):</p>\n<table><thead><tr><th>model "
+         "family · domain</th><th>measured error</th><th>used by</th></tr></thead><tbody>\n";
     for (const auto& [name, e] : pg.validated) {
       std::string used;
       for (const auto& u : e.second) used += (used.empty() ? "" : ", ") + u;

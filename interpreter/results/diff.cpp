@@ -41,7 +41,16 @@ bool key_before(const AssumptionKey& a, const AssumptionKey& b) {
 
 AssumptionView view_of(const ResultScope& p, AtomId a) {
   const Assumption& as = p.deps.assumption(a);
-  return {as.kind, as.name, as.value, p.sources.where_line(as.at), as.via};
+  AssumptionView v;
+  v.kind = as.kind;
+  v.name = as.name;
+  v.value = as.value;
+  v.at = p.sources.where_line(as.at);
+  v.via = as.via;
+  v.band = as.band;
+  v.domain = as.domain;
+  v.extrapolated = as.extrapolated;
+  return v;
 }
 
 // A text that is equal exactly when two row keys are equal (exact rationals where known).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/config.hpp"
@@ -411,7 +412,15 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
     if (i) out += ", ";
     out += "{\"kind\": " + json_string(kind_name(a.kind)) + ", \"name\": " + json_string(a.name) +
            ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
-           ", \"via\": " + json_string(a.via.text()) + "}";
+           ", \"via\": " + json_string(a.via.text());
+    // A validation band also as data: its half-width, domain and whether it is extrapolated.
+    if (a.kind == AssumptionKind::validation && a.band >= 0) {
+      char b[40];
+      std::snprintf(b, sizeof b, "%.17g", a.band);
+      out += std::string(", \"band\": ") + b + ", \"domain\": " + json_string(a.domain) +
+             ", \"extrapolated\": " + (a.extrapolated ? "true" : "false");
+    }
+    out += "}";
   }
   return out + "]";
 }

@@ -73,12 +73,14 @@ Deps::~Deps() {
 }
 
 AtomId Deps::add_assumption(Assumption a) {
+  std::lock_guard<std::mutex> lock(add_mu_);
   assumptions_.push_back(std::move(a));
   atoms_.push_back(Atom{static_cast<std::int32_t>(assumptions_.size() - 1), 0, 0});
   return static_cast<AtomId>(atoms_.size() - 1);
 }
 
 std::uint32_t Deps::add_site(Site s) {
+  std::lock_guard<std::mutex> lock(add_mu_);
   const auto id = static_cast<std::uint32_t>(sites_.size());
   const auto first = static_cast<AtomId>(atoms_.size());
   for (std::size_t i = 0; i < s.arms.size(); ++i) atoms_.push_back(Atom{-1, id, static_cast<std::uint32_t>(i)});
@@ -88,8 +90,8 @@ std::uint32_t Deps::add_site(Site s) {
 
 void Deps::rollback(Mark m) {
   const bool dropped = atoms_.size() > m.atoms;
-  atoms_.resize(m.atoms);
-  assumptions_.resize(m.assumptions);
+  atoms_.resize_down(m.atoms);
+  assumptions_.resize_down(m.assumptions);
   sites_.resize(m.sites);
   if (!dropped) return;
   // Interned sets that mention rolled-back atoms stay stored (their ids are never reused) but

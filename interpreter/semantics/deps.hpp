@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,11 @@ struct Assumption {
   std::string value;  // "node_series", "8", "300 s"
   Span at;            // where the value was written (invalid: command line)
   Via via;            // who chose it
+  // A validation band (kind validation, docs/validation.md): its relative half-width (< 0: none
+  // computed), the domain it was measured on or extrapolated to, and whether it is extrapolated.
+  double band = -1;
+  std::string domain;
+  bool extrapolated = false;
 };
 
 // Where an assumption was written, as "file:line"; "command line" for command-line settings and
@@ -89,13 +95,9 @@ struct Site {
 class Deps {
  public:
   Deps();
-  // Atoms are created before evaluation starts (single-threaded); evaluation only reads them.
+  // Atoms are added under a lock into storage that never moves, so an evaluation may add one (a
+  // validation band, created when its domain is first met) while other threads read others.
   AtomId add_assumption(Assumption a);
-  // The one exception to "evaluation only reads": a validation atom is created before evaluation
-  // with a placeholder and gets its text once, before any value carries it (Evaluator).
-  void set_assumption_value(AtomId a, std::string value) {
-    assumptions_[static_cast<std::size_t>(atoms_[a].assumption)].value = std::move(value);
-  }
   std::uint32_t add_site(Site s);  // returns site id (>= 1); creates one atom per arm
   [[nodiscard]] AtomId branch_atom(std::uint32_t site, std::size_t arm) const {
     return sites_[site].first_atom + static_cast<AtomId>(arm);
@@ -136,9 +138,48 @@ class Deps {
     Site site;
     AtomId first_atom = 0;
   };
-  std::vector<Atom> atoms_;
-  std::vector<Assumption> assumptions_;
+  // Append-only storage in fixed chunks: an element never moves, so readers need no lock while a
+  // writer (holding add_mu_) appends; the size is published after the element is written.
+  // Shrinking (REPL rollback) happens with no evaluation running.
+  template <typename T>
+  class Stable {
+   public:
+    Stable() : chunks_(new std::atomic<T*>[kChunks]) {
+      for (std::size_t i = 0; i < kChunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
+    }
+    ~Stable() {
+      for (std::size_t i = 0; i < kChunks; ++i) delete[] chunks_[i].load(std::memory_order_relaxed);
+    }
+    Stable(const Stable&) = delete;
+    Stable& operator=(const Stable&) = delete;
+    [[nodiscard]] std::size_t size() const { return size_.load(std::memory_order_acquire); }
+    T& operator[](std::size_t i) { return chunks_[i >> kBits].load(std::memory_order_acquire)[i & kMask]; }
+    const T& operator[](std::size_t i) const { return chunks_[i >> kBits].load(std::memory_order_acquire)[i & kMask]; }
+    void push_back(T v) {
+      const std::size_t n = size_.load(std::memory_order_relaxed);
+      if ((n >> kBits) >= kChunks) throw std::length_error("more than 16 million provenance atoms");
+      T* chunk = chunks_[n >> kBits].load(std::memory_order_relaxed);
+      if (!chunk) {
+        chunk = new T[kMask + 1];
+        chunks_[n >> kBits].store(chunk, std::memory_order_release);
+      }
+      chunk[n & kMask] = std::move(v);
+      size_.store(n + 1, std::memory_order_release);
+    }
+    void resize_down(std::size_t n) {
+      for (std::size_t i = n; i < size(); ++i) (*this)[i] = T{};
+      size_.store(std::min(n, size()), std::memory_order_release);
+    }
+
+   private:
+    static constexpr std::size_t kBits = 11, kMask = (std::size_t{1} << kBits) - 1, kChunks = std::size_t{1} << 13;
+    std::unique_ptr<std::atomic<T*>[]> chunks_;
+    std::atomic<std::size_t> size_{0};
+  };
+  Stable<Atom> atoms_;
+  Stable<Assumption> assumptions_;
   std::vector<SiteRec> sites_;
+  std::mutex add_mu_;
 
   // Interned sets live in fixed chunks so readers never see a reallocation.
   static constexpr std::size_t kChunkBits = 12;

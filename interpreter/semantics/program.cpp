@@ -138,7 +138,7 @@ void Program::rollback(const Mark& m) {
   validated_families.resize(m.validated_families);
   {
     std::lock_guard<std::mutex> lock(validation_memo->mu);
-    validation_memo->text.clear();
+    validation_memo->atoms.clear();
   }
   units.rollback(m.units);
   deps.rollback(m.deps);

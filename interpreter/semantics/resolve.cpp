@@ -315,7 +315,8 @@ class Resolver {
       load_hf_config(p_, e.args[0].value->str, e.args[0].value->span);
     if (d->kind == RefKind::native) {
       const int impl = p_.natives[d->index].impl;
-      if (impl == static_cast<int>(NativeId::validated) && !e.args.empty() && e.args[0].value->kind == EK::str) {
+      if ((impl == static_cast<int>(NativeId::validated) || impl == static_cast<int>(NativeId::validated_in)) &&
+          !e.args.empty() && e.args[0].value->kind == EK::str) {
         const std::string& family = e.args[0].value->str;
         bool known = false;
         for (const auto& f : p_.validated_families) known = known || f.first == family;
@@ -326,6 +327,18 @@ class Resolver {
         a.kind = AssumptionKind::note;
         a.name = "note";
         a.value = e.args[0].value->str;
+        a.at = e.span;
+        a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
+        e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      }
+      // borrowed("B200.matmul_efficiency.bf16", "why", value): an `approx` assumption named by the
+      // entry that borrows, its value the reason.
+      if (impl == static_cast<int>(NativeId::borrowed) && e.args.size() == 3 && e.args[0].value->kind == EK::str &&
+          e.args[1].value->kind == EK::str) {
+        Assumption a;
+        a.kind = AssumptionKind::approx;
+        a.name = e.args[0].value->str;
+        a.value = e.args[1].value->str;
         a.at = e.span;
         a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
         e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));

@@ -8,6 +8,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/report/report.hpp"
 #include "interpreter/results/diff.hpp"
+#include "interpreter/runtime/validation.hpp"
 #include "listing.hpp"
 #include "sensitivity.hpp"
 
@@ -91,6 +92,28 @@ DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
   };
   return diff_runs(side(left, la), side(right, ra));
 }
+
+std::vector<std::string> Scenario::validation_families(const Selection& sel) {
+  if (!configure(sel)) return {};
+  return impl_->answer([&] { return validation_family_names(impl_->prog(), *impl_->core.config()); })
+      .value_or(std::vector<std::string>{});
+}
+
+std::optional<ValidationTable> Scenario::validation(const Selection& sel, const std::string& family,
+                                                    ValidationDepth depth) {
+  if (!configure(sel)) return std::nullopt;
+  return impl_->answer([&] {
+    try {
+      ValidationTable t = *validation_table(impl_->prog(), *impl_->core.config(), family, depth, true);
+      return t;
+    } catch (const validation_detail::BadCases& bad) {
+      throw DiagnosticError{make_diagnostic(ErrorKind::runtime_error, Span{},
+                                            "the validation cases of '" + family + "' cannot be read: " + bad.why)};
+    }
+  });
+}
+
+void Scenario::enable_validation_cache() { enable_validation_disk_cache(); }
 
 std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
   const Deps& deps = impl_->prog().deps;
