@@ -2,7 +2,9 @@
 """check_validate.py — `mls validate --format json` keeps its contract: every case has id, family
 (training | serving | reliability), source, metric, measured, predicted and error = predicted /
 measured - 1; the summary's medians and maxima are those of the cases; the exit code is 1 exactly
-when a case is outside its band; the training set has at least 25 runs from at least 4 sources; every
+when a case is outside its band; the training set has at least 25 runs from at least 4 sources; the
+serving set has at least 35 cases from at least 5 sources, on B200, GB200, H200, H100, MI300X and
+MI325X, at least 3 of them MoE models served with attention data and expert parallelism; every
 serving latency case (metric ttft_*, tpot_*) carries the utilisation it ran at, predicted and as measured
 (a load over a capacity: positive), and no other case does.
 
@@ -41,6 +43,15 @@ def main():
         errors.append("training set: %d runs from %d sources (need 25 and 4)" % (len(training), len(sources)))
     if not all(c["fits"] for c in training):
         errors.append("a published training configuration does not fit")
+    serving = [c for c in cases if c["family"] == "serving"]
+    serving_sources = {c["source"].split(",")[0] for c in serving}
+    if len(serving) < 35 or len(serving_sources) < 5:
+        errors.append("serving set: %d cases from %d sources (need 35 and 5)" % (len(serving), len(serving_sources)))
+    for acc in ("B200", "GB200", "H200", "H100", "MI300X", "MI325X"):
+        if not any(acc in c["system"] for c in serving):
+            errors.append("serving set: no case on %s" % acc)
+    if sum(1 for c in serving if "DEP" in c["source"] or "EP8" in c["system"]) < 3:
+        errors.append("serving set: fewer than 3 MoE cases with attention data and expert parallelism")
     for s in doc["summary"]:
         errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and
                       (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))

@@ -41,15 +41,14 @@ PARAMS = {
     "a100": (["A100.matmul_efficiency.fp16", "A100.matmul_efficiency.bf16"], 0.73, 0.3, 0.95),
     "h100_bf16": (["H100.matmul_efficiency.bf16", "H100.matmul_efficiency.fp16"], 0.58, 0.3, 0.95),
     "h100_fp8": (["H100.matmul_efficiency.fp8"], 0.49, 0.2, 0.95),
-    "blackwell_bf16": (["blackwell_fit.bf16", "blackwell_fit.fp16"], 0.68, 0.2, 0.95),
-    "blackwell_fp8": (["blackwell_fit.fp8"], 0.47, 0.2, 0.95),
-    "blackwell_fp4": (["blackwell_fit.fp4"], 0.27, 0.1, 0.95),
+    "blackwell_bf16": (["blackwell_fit.bf16", "blackwell_fit.fp16"], 0.59, 0.2, 0.95),
+    "blackwell_fp8": (["blackwell_fit.fp8"], 0.48, 0.2, 0.95),
     "tpu_bf16": (["tpu_fit.bf16", "tpu_fit.fp16"], 0.92, 0.3, 1.0),
     "gemm_half_width": (["gemm_half_width"], 175, 0, 2000),
     "elementwise_traffic": (["elementwise_traffic"], 7.7, 0, 20),
     "attention_kernel_share": (["attention_kernel_share"], 0.77, 0.2, 1.5),
-    "expert_gemm_half_rows": (["expert_gemm_half_rows"], 690, 0, 20000),
-    "moe_host_time": (["moe_host_time"], 0.0067, 0, 0.02),
+    "expert_gemm_half_rows": (["expert_gemm_half_rows"], 770, 0, 20000),
+    "moe_host_time": (["moe_host_time"], 0.0064, 0, 0.02),
 }
 
 

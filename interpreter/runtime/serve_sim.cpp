@@ -73,10 +73,17 @@ struct Planned {
   bool produces;  // the step ends with a new token of this request
 };
 
-struct Engine {
+// One attention data-parallel group of an engine (the whole engine without attention DP): its own
+// queue, sequences and KV pages; the groups of an engine step in lockstep (they meet in the expert
+// layers), each with its own share of the batch and token budget.
+struct Group {
   std::deque<std::size_t> waiting;
   std::vector<Seq> running;  // admission order: the back is the youngest
   std::int64_t free_pages = 0;
+};
+
+struct Engine {
+  std::vector<Group> groups;
   std::vector<Planned> plan;  // the step in flight
   bool busy = false;
 };
@@ -87,8 +94,11 @@ class Sim {
     reqs_.reserve(rows.size());
     for (const auto& r : rows)
       reqs_.push_back(Req{r.arrival, -1, -1, -1, r.prompt, c.phase == Phase::prefill ? 1 : r.output, 0, 0});
-    pages_per_engine_ = c.kv_capacity / c.page_size;
-    for (auto& e : engines_) e.free_pages = pages_per_engine_;
+    pages_per_group_ = c.kv_capacity / c.page_size;
+    for (auto& e : engines_) {
+      e.groups.resize(static_cast<std::size_t>(c.groups));
+      for (auto& g : e.groups) g.free_pages = pages_per_group_;
+    }
   }
 
   Result run() {
@@ -109,7 +119,7 @@ class Sim {
       if (ends.empty() || t_arr <= ends.top().first) {
         const std::size_t q = next++;
         const Req& rq = reqs_[q];
-        if (rq.prompt + rq.output > c_.max_seq || ceil_div(rq.prompt + rq.output, c_.page_size) > pages_per_engine_) {
+        if (rq.prompt + rq.output > c_.max_seq || ceil_div(rq.prompt + rq.output, c_.page_size) > pages_per_group_) {
           ++r_.rejected;
           continue;
         }
@@ -124,9 +134,10 @@ class Sim {
             continue;
           }
         }
-        const std::size_t e = route();
-        engines_[e].waiting.push_back(q);
-        r_.max_queue = std::max<std::int64_t>(r_.max_queue, static_cast<std::int64_t>(engines_[e].waiting.size()));
+        const auto [e, g] = route();
+        Group& grp = engines_[e].groups[g];
+        grp.waiting.push_back(q);
+        r_.max_queue = std::max<std::int64_t>(r_.max_queue, static_cast<std::int64_t>(grp.waiting.size()));
         if (!engines_[e].busy) start(e, t_arr, ends);
       } else {
         const auto [t, e] = ends.top();
@@ -139,19 +150,22 @@ class Sim {
   }
 
  private:
-  // The engine with the fewest requests (waiting and running); ties go to the lowest index.
-  std::size_t route() const {
-    std::size_t best = 0;
+  // The group with the fewest requests (waiting and running) over every engine; ties go to the
+  // lowest engine, then the lowest group.
+  std::pair<std::size_t, std::size_t> route() const {
+    std::pair<std::size_t, std::size_t> best{0, 0};
     std::size_t load = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = 0; i < engines_.size(); ++i) {
-      const std::size_t l = engines_[i].waiting.size() + engines_[i].running.size();
-      if (l < load) load = l, best = i;
-    }
+    for (std::size_t i = 0; i < engines_.size(); ++i)
+      for (std::size_t j = 0; j < engines_[i].groups.size(); ++j) {
+        const Group& g = engines_[i].groups[j];
+        const std::size_t l = g.waiting.size() + g.running.size();
+        if (l < load) load = l, best = {i, j};
+      }
     return best;
   }
 
   // Moves the youngest running sequence back to the front of the queue (vLLM recompute preemption).
-  void preempt(Engine& e) {
+  void preempt(Group& e) {
     Seq s = e.running.back();
     e.running.pop_back();
     e.free_pages += s.pages;
@@ -160,7 +174,7 @@ class Sim {
   }
 
   // Admits the queue's head if it fits (pages for what it must prefill; static: for its whole length).
-  bool admit(Engine& e, double now) {
+  bool admit(Group& e, double now) {
     if (e.waiting.empty() || static_cast<std::int64_t>(e.running.size()) >= c_.max_batch) return false;
     Req& rq = reqs_[e.waiting.front()];
     const std::int64_t left = rq.prompt + rq.done;
@@ -182,7 +196,7 @@ class Sim {
   }
 
   // Pages for one more token of every decoding sequence, preempting the youngest while short.
-  void grow_decoders(Engine& e) {
+  void grow_decoders(Group& e) {
     while (true) {
       std::int64_t need = 0;
       for (const Seq& s : e.running)
@@ -198,28 +212,27 @@ class Sim {
       }
   }
 
-  void start(std::size_t ei, double now, auto& ends) {
-    Engine& e = engines_[ei];
-    e.plan.clear();
+  // Plans one group's part of a step into `plan`; returns its prefill and decode work.
+  std::pair<Load, Load> plan_group(Group& e, double now, std::vector<Planned>& plan) {
+    Load pl, dl;
     // Decode pool: arrivals whose KV cache came with them join the batch first.
     if (c_.phase == Phase::decode)
       while (!e.waiting.empty() && reqs_[e.waiting.front()].cached > 0 && admit(e, now)) {
       }
-    double ptok = 0, ppairs = 0, pctx = 0, dtok = 0, dpairs = 0, dctx = 0;
     auto prefill = [&](Seq& s, std::int64_t n) {
-      ptok += static_cast<double>(n);
-      ppairs += position_sum(s.ctx, s.ctx + n);
-      pctx += static_cast<double>(s.ctx);
+      pl.tokens += static_cast<double>(n);
+      pl.pairs += position_sum(s.ctx, s.ctx + n);
+      pl.context += static_cast<double>(s.ctx);
       s.ctx += n;
       s.left -= n;
-      e.plan.push_back({s.req, s.left == 0});
+      plan.push_back({s.req, s.left == 0});
     };
     auto decode = [&](Seq& s) {
-      dtok += 1;
-      dpairs += static_cast<double>(s.ctx);
-      dctx += static_cast<double>(s.ctx);
+      dl.tokens += 1;
+      dl.decode_pairs += static_cast<double>(s.ctx);
+      dl.context += static_cast<double>(s.ctx);
       s.ctx += 1;
-      e.plan.push_back({s.req, true});
+      plan.push_back({s.req, true});
     };
     switch (c_.policy) {
       case Policy::vllm: {
@@ -265,7 +278,7 @@ class Sim {
         break;
       }
       case Policy::static_batch: {
-        // A batch is formed when the engine is empty and runs until its last request finishes.
+        // A batch is formed when the group is empty and runs until its last request finishes.
         if (e.running.empty()) {
           while (admit(e, now)) {
           }
@@ -277,13 +290,32 @@ class Sim {
         break;
       }
     }
+    return {pl, dl};
+  }
+
+  void start(std::size_t ei, double now, auto& ends) {
+    Engine& e = engines_[ei];
+    e.plan.clear();
+    // Every group plans its part; the step lasts as long as the slowest group's part plus the
+    // expert layers over all the groups' tokens.
+    double slowest = 0, slowest_p = 0, slowest_d = 0, ptok = 0, dtok = 0;
+    for (Group& g : e.groups) {
+      const auto [pl, dl] = plan_group(g, now, e.plan);
+      if (pl.tokens + dl.tokens <= 0) continue;
+      const Load both{pl.tokens + dl.tokens, pl.pairs, dl.decode_pairs, pl.context + dl.context};
+      slowest = std::max(slowest, c_.cost.group_time(both));
+      if (pl.tokens > 0) slowest_p = std::max(slowest_p, c_.cost.group_time(pl));
+      if (dl.tokens > 0) slowest_d = std::max(slowest_d, c_.cost.group_time(dl));
+      ptok += pl.tokens;
+      dtok += dl.tokens;
+    }
     if (e.plan.empty()) {
       e.busy = false;
       return;
     }
-    const double tp = ptok > 0 ? c_.cost.time(ptok, ppairs, pctx) : 0;
-    const double td = dtok > 0 ? c_.cost.time(dtok, dpairs, dctx) : 0;
-    const double dt = c_.cost.time(ptok + dtok, ppairs + dpairs, pctx + dctx);
+    const double tp = ptok > 0 ? c_.cost.step(slowest_p, ptok) : 0;
+    const double td = dtok > 0 ? c_.cost.step(slowest_d, dtok) : 0;
+    const double dt = c_.cost.step(slowest, ptok + dtok);
     r_.busy += dt;
     r_.prefill_busy += dt * tp / (tp + td);
     r_.decode_busy += dt * td / (tp + td);
@@ -308,14 +340,15 @@ class Sim {
       if (++rq.done == rq.output) rq.finish = std::max(now, rq.first);
     }
     if (made > 0) produced_.emplace_back(now, made);  // step ends arrive in time order
-    // Finished sequences leave and free their pages (static: only once the whole batch is done).
-    const bool keep_batch =
-        c_.policy == Policy::static_batch &&
-        std::any_of(e.running.begin(), e.running.end(), [&](const Seq& s) { return reqs_[s.req].finish < 0; });
-    if (!keep_batch) {
-      std::erase_if(e.running, [&](const Seq& s) {
+    // Finished sequences leave and free their pages (static: only once the group's batch is done).
+    for (Group& g : e.groups) {
+      const bool keep_batch =
+          c_.policy == Policy::static_batch &&
+          std::any_of(g.running.begin(), g.running.end(), [&](const Seq& s) { return reqs_[s.req].finish < 0; });
+      if (keep_batch) continue;
+      std::erase_if(g.running, [&](const Seq& s) {
         if (reqs_[s.req].finish < 0) return false;
-        e.free_pages += s.pages;
+        g.free_pages += s.pages;
         return true;
       });
     }
@@ -375,18 +408,31 @@ class Sim {
   const Config& c_;
   std::vector<Engine> engines_;
   std::vector<Req> reqs_;
-  std::int64_t pages_per_engine_ = 0;
+  std::int64_t pages_per_group_ = 0;
   std::vector<std::pair<double, std::int64_t>> produced_;  // (step end, output tokens it made)
   Result r_;
 };
 
 }  // namespace
 
-double StepCost::time(double tokens, double pairs, double context) const {
-  const double compute = tokens * t_token + pairs * t_pair;
-  const double memory = t_weights + context * t_kv_token;
+double StepCost::group_time(const Load& l) const {
+  const double compute = l.tokens * t_token + l.pairs * t_pair + l.decode_pairs * t_pair_decode;
+  const double memory = t_weights + l.context * t_kv_token;
   const double core = combine == Combine::max ? std::max(compute, memory) : compute + memory;
-  return overhead + core + comm_fixed + tokens * comm_token;
+  return core + l.tokens * comm_token;
+}
+
+double StepCost::expert_time(double tokens) const {
+  if (t_expert_token <= 0 && t_expert_weights <= 0) return 0;
+  const double compute = tokens * t_expert_token;
+  const double memory = t_expert_weights * (1 - std::pow(expert_miss, tokens));
+  return combine == Combine::max ? std::max(compute, memory) : compute + memory;
+}
+
+double StepCost::step(double group, double tokens) const { return overhead + group + expert_time(tokens) + comm_fixed; }
+
+double StepCost::time(double tokens, double pairs, double decode_pairs, double context) const {
+  return step(group_time(Load{tokens, pairs, decode_pairs, context}), tokens);
 }
 
 std::vector<TraceRow> generate(const Workload& w) {
@@ -406,6 +452,7 @@ std::vector<TraceRow> generate(const Workload& w) {
 std::optional<std::string> validate(const Config& c) {
   auto bad = [](const char* field, const char* want) { return std::string(field) + " must be " + want; };
   if (c.engines < 1 || c.engines > 4096) return bad("engines", "between 1 and 4096");
+  if (c.groups < 1 || c.groups > 256) return bad("groups", "between 1 and 256");
   if (c.max_batch < 1 || c.max_batch > 65536) return bad("max_batch", "between 1 and 65536");
   if (c.token_budget < 1 || c.token_budget > 10'000'000) return bad("token_budget", "between 1 and 1e7 tokens");
   if (c.page_size < 1 || c.page_size > 4096) return bad("page_size", "between 1 and 4096 tokens");
@@ -413,9 +460,11 @@ std::optional<std::string> validate(const Config& c) {
     return bad("kv_capacity", "at least one page and at most 1e12 token slots");
   if (c.max_seq < 2) return bad("max_seq", "at least 2 tokens");
   const StepCost& s = c.cost;
-  for (double x : {s.overhead, s.t_token, s.t_pair, s.t_weights, s.t_kv_token, s.comm_fixed, s.comm_token})
+  for (double x : {s.overhead, s.t_token, s.t_pair, s.t_pair_decode, s.t_weights, s.t_expert_token, s.t_expert_weights,
+                   s.t_kv_token, s.comm_fixed, s.comm_token})
     if (!(x >= 0 && x < 1e6)) return std::string("every step cost coefficient must be a finite time >= 0");
-  if (!(s.time(1, 0, 0) > 0)) return std::string("a step must take some time (every cost coefficient is 0)");
+  if (!(s.expert_miss >= 0 && s.expert_miss <= 1)) return bad("expert_miss", "between 0 and 1");
+  if (!(s.time(1, 0, 0, 0) > 0)) return std::string("a step must take some time (every cost coefficient is 0)");
   if (!(c.slo_ttft >= 0 && c.slo_tpot >= 0 && c.slo_ttft < 1e9 && c.slo_tpot < 1e9))
     return bad("slo_ttft and slo_tpot", "finite times >= 0");
   if (!(c.transfer_fixed >= 0 && c.transfer_token >= 0 && c.transfer_fixed < 1e6 && c.transfer_token < 1e6))

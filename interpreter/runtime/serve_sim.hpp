@@ -24,12 +24,27 @@ enum class Lengths { lognormal, exponential };
 // with the request, its first token already made).
 enum class Phase { both, prefill, decode };
 
-// One engine step: t = overhead + combine(tokens t_token + pairs t_pair, t_weights + context
-// t_kv_token) + comm_fixed + tokens comm_token (replica_step_time in stdlib/replica.mls). Seconds.
+// The work one attention group puts into a step: tokens, attention pairs of prefill tokens and of
+// decode tokens (MLA decodes with absorbed projections, at another cost per pair), cached tokens read.
+struct Load {
+  double tokens = 0, pairs = 0, decode_pairs = 0, context = 0;
+};
+
+// The cost of one engine step (replica_step_time in stdlib/replica.mls), seconds. Each attention
+// group's part: group_time = combine(tokens t_token + pairs t_pair + decode_pairs t_pair_decode,
+// t_weights + context t_kv_token) + tokens comm_token (its dense layers, attention and collectives).
+// The expert layers over every group's tokens n: expert_time = combine(n t_expert_token,
+// t_expert_weights (1 - expert_miss^n)) (of the routed experts a step reads those its tokens are sent
+// to). A step: overhead + the slowest group's part + expert_time + comm_fixed.
 struct StepCost {
-  double overhead = 0, t_token = 0, t_pair = 0, t_weights = 0, t_kv_token = 0, comm_fixed = 0, comm_token = 0;
+  double overhead = 0, t_token = 0, t_pair = 0, t_pair_decode = 0, t_weights = 0, t_kv_token = 0, comm_fixed = 0,
+         comm_token = 0, t_expert_token = 0, t_expert_weights = 0, expert_miss = 0;
   Combine combine = Combine::max;
-  [[nodiscard]] double time(double tokens, double pairs, double context) const;
+  [[nodiscard]] double group_time(const Load& l) const;
+  [[nodiscard]] double expert_time(double tokens) const;
+  [[nodiscard]] double step(double slowest_group, double tokens) const;
+  // A step of one group's work (no attention data parallelism).
+  [[nodiscard]] double time(double tokens, double pairs, double decode_pairs, double context) const;
 };
 
 // A synthetic workload: Poisson arrivals and lengths drawn per request.
@@ -48,10 +63,11 @@ struct Workload {
 struct Config {
   Policy policy = Policy::vllm;
   StepCost cost;
-  std::int64_t engines = 1;           // independent engines; arrivals go to the least loaded
-  std::int64_t max_batch = 256;       // concurrent sequences per engine (vLLM max_num_seqs)
-  std::int64_t token_budget = 8192;   // tokens per step (max_num_batched_tokens; the chunk size)
-  std::int64_t kv_capacity = 0;       // KV token slots per engine
+  std::int64_t engines = 1;           // independent engines; arrivals go to the least loaded group
+  std::int64_t groups = 1;            // attention data-parallel groups per engine, stepping in lockstep
+  std::int64_t max_batch = 256;       // concurrent sequences per group (vLLM max_num_seqs)
+  std::int64_t token_budget = 8192;   // tokens per group and step (max_num_batched_tokens; the chunk size)
+  std::int64_t kv_capacity = 0;       // KV token slots per group
   std::int64_t page_size = 16;        // tokens per KV page
   std::int64_t max_seq = 0;           // a request longer than this (prompt + output) is rejected
   double slo_ttft = 0, slo_tpot = 0;  // seconds; goodput counts requests within both

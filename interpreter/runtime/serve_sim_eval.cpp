@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "eval.hpp"
@@ -62,6 +65,52 @@ std::vector<TraceRow> read_trace(NativeEval& n, const std::string& path, DepSet 
   return std::move(t.rows);
 }
 
+// Results of simulations already run in this process, keyed by every input of a synthetic-workload
+// run (configuration and workload; a trace file's runs are not kept). `mls validate`, `sensitivity`
+// and `diff` evaluate the same simulations again under variants that do not touch them; a simulation
+// is deterministic, so the kept result is the one it would compute. Bounded: cleared when full.
+class Memo {
+ public:
+  static std::string key(const Config& c, const Workload& w) {
+    std::string k;
+    auto put = [&](auto x) { k.append(reinterpret_cast<const char*>(&x), sizeof x); };
+    const StepCost& s = c.cost;
+    for (double x : {s.overhead,    s.t_token,    s.t_pair,        s.t_pair_decode,  s.t_weights,
+                     s.t_kv_token,  s.comm_fixed, s.comm_token,    s.t_expert_token, s.t_expert_weights,
+                     s.expert_miss, c.slo_ttft,   c.slo_tpot,      c.transfer_fixed, c.transfer_token,
+                     c.steady_trim, w.rate,       w.prompt_median, w.output_median,  w.sigma})
+      put(x);
+    for (std::int64_t x :
+         {c.engines, c.groups, c.max_batch, c.token_budget, c.kv_capacity, c.page_size, c.max_seq, w.requests})
+      put(x);
+    put(w.seed);
+    for (int x : {static_cast<int>(c.policy), static_cast<int>(s.combine), static_cast<int>(c.phase),
+                  static_cast<int>(w.lengths)})
+      put(x);
+    return k;
+  }
+  std::optional<Result> get(const std::string& k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = kept_.find(k);
+    return it == kept_.end() ? std::nullopt : std::optional<Result>(it->second);
+  }
+  void put(const std::string& k, const Result& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kept_.size() >= kMaxKept) kept_.clear();
+    kept_.emplace(k, r);
+  }
+
+ private:
+  static constexpr std::size_t kMaxKept = 4096;
+  std::mutex mu_;
+  std::unordered_map<std::string, Result> kept_;
+};
+
+Memo& memo() {
+  static Memo m;
+  return m;
+}
+
 }  // namespace
 
 Value evaluate(NativeEval& n) {
@@ -104,11 +153,16 @@ Value evaluate(NativeEval& n) {
   c.cost.overhead = real("overhead");
   c.cost.t_token = real("t_token");
   c.cost.t_pair = real("t_pair");
+  c.cost.t_pair_decode = real("t_pair_decode");
   c.cost.t_weights = real("t_weights");
+  c.cost.t_expert_weights = real("t_expert_weights");
+  c.cost.t_expert_token = real("t_expert_token");
+  c.cost.expert_miss = real("expert_miss");
   c.cost.t_kv_token = real("t_kv_token");
   c.cost.comm_fixed = real("comm_fixed");
   c.cost.comm_token = real("comm_token");
   c.engines = count("engines", 1, 4096);
+  c.groups = count("groups", 1, 256);
   c.max_batch = count("max_batch", 1, 65536);
   c.token_budget = count("token_budget", 1, 10'000'000);
   c.kv_capacity = count("kv_capacity", 0, 1'000'000'000'000);
@@ -123,9 +177,12 @@ Value evaluate(NativeEval& n) {
   if (auto why = validate(c)) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: " + *why, deps);
 
   std::vector<TraceRow> rows;
+  std::string key;  // the memo's key of a synthetic workload's run
+  std::size_t requests = 0;
   const std::string trace = field("trace").str();
   if (!trace.empty()) {
     rows = read_trace(n, trace, deps);
+    requests = rows.size();
   } else {
     Workload w;
     w.requests = count("requests", 1, kMaxRequests);
@@ -142,11 +199,17 @@ Value evaluate(NativeEval& n) {
                 "serve_sim: prompt_median and output_median must be between 1 and 1e7 tokens", deps);
     if (!(w.sigma >= 0 && w.sigma <= 4))
       n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: sigma must be between 0 and 4", deps);
-    rows = generate(w);
+    key = Memo::key(c, w);
+    requests = static_cast<std::size_t>(w.requests);
+    if (!memo().get(key)) rows = generate(w);
   }
-  n.ev.charge(rows.size(), n.call.span);
+  n.ev.charge(requests, n.call.span);
   c.max_work = Evaluator::steps_left();
-  const Result r = simulate(c, rows);
+  // A kept result charges the step budget as the run would have (its work past the budget: the
+  // same limit.steps error).
+  const std::optional<Result> kept = key.empty() ? std::nullopt : memo().get(key);
+  const Result r = kept ? *kept : simulate(c, rows);
+  if (!kept && !key.empty() && r.error.empty() && !r.over_budget && !r.interrupted) memo().put(key, r);
   if (!r.error.empty()) n.ev.fail(ErrorKind::runtime_domain, n.call.span, "serve_sim: " + r.error, deps);
   if (r.interrupted) throw_interrupted(n.call.span);
   n.ev.charge(r.work, n.call.span);  // past the budget: limit.steps here

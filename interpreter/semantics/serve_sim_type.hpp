@@ -11,20 +11,17 @@ namespace mls::servesim {
 // wrapper serving_sim() strips and restores the units) and strings.
 using FieldKind = ConfigFieldKind;
 inline constexpr ConfigFieldSpec kInputs[] = {
-    {"policy", FieldKind::text},           {"combine", FieldKind::text},
-    {"lengths", FieldKind::text},          {"trace", FieldKind::text},
-    {"requests", FieldKind::number},       {"rate", FieldKind::number},
-    {"seed", FieldKind::number},           {"prompt_median", FieldKind::number},
-    {"output_median", FieldKind::number},  {"sigma", FieldKind::number},
-    {"engines", FieldKind::number},        {"max_batch", FieldKind::number},
-    {"token_budget", FieldKind::number},   {"kv_capacity", FieldKind::number},
-    {"page_size", FieldKind::number},      {"max_seq", FieldKind::number},
-    {"slo_ttft", FieldKind::number},       {"slo_tpot", FieldKind::number},
-    {"overhead", FieldKind::number},       {"t_token", FieldKind::number},
-    {"t_pair", FieldKind::number},         {"t_weights", FieldKind::number},
-    {"t_kv_token", FieldKind::number},     {"comm_fixed", FieldKind::number},
-    {"comm_token", FieldKind::number},     {"phase", FieldKind::text},
-    {"transfer_fixed", FieldKind::number}, {"transfer_token", FieldKind::number},
+    {"policy", FieldKind::text},        {"combine", FieldKind::text},          {"lengths", FieldKind::text},
+    {"trace", FieldKind::text},         {"requests", FieldKind::number},       {"rate", FieldKind::number},
+    {"seed", FieldKind::number},        {"prompt_median", FieldKind::number},  {"output_median", FieldKind::number},
+    {"sigma", FieldKind::number},       {"engines", FieldKind::number},        {"groups", FieldKind::number},
+    {"max_batch", FieldKind::number},   {"token_budget", FieldKind::number},   {"kv_capacity", FieldKind::number},
+    {"page_size", FieldKind::number},   {"max_seq", FieldKind::number},        {"slo_ttft", FieldKind::number},
+    {"slo_tpot", FieldKind::number},    {"overhead", FieldKind::number},       {"t_token", FieldKind::number},
+    {"t_pair", FieldKind::number},      {"t_pair_decode", FieldKind::number},  {"t_weights", FieldKind::number},
+    {"t_kv_token", FieldKind::number},  {"t_expert_token", FieldKind::number}, {"t_expert_weights", FieldKind::number},
+    {"expert_miss", FieldKind::number}, {"comm_fixed", FieldKind::number},     {"comm_token", FieldKind::number},
+    {"phase", FieldKind::text},         {"transfer_fixed", FieldKind::number}, {"transfer_token", FieldKind::number},
     {"steady_trim", FieldKind::number},
 };
 

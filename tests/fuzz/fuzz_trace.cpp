@@ -48,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.cost.overhead = 1e-3;
     c.cost.t_token = 1e-5;
     c.cost.t_pair = 1e-9;
+    c.cost.t_pair_decode = 1e-9;
     c.cost.t_weights = 5e-3;
     c.cost.t_kv_token = 1e-7;
     c.engines = 2;

@@ -18,6 +18,7 @@ Config llama70b_tp8() {
   c.cost.overhead = 1e-3;
   c.cost.t_token = 3.6e-5;
   c.cost.t_pair = 1.0e-9;
+  c.cost.t_pair_decode = 1.0e-9;
   c.cost.t_weights = 6.3e-3;
   c.cost.t_kv_token = 1.2e-7;
   c.cost.comm_fixed = 1.1e-3;
@@ -143,11 +144,47 @@ TEST_CASE("serve_sim: more engines, shorter queues; a step's time is the replica
   const Result two = simulate(c, rows);
   CHECK(two.ttft.p99 < one.ttft.p99);
   StepCost s = c.cost;
-  CHECK(s.time(10, 0, 0) == doctest::Approx(1e-3 + 6.3e-3 + 1.1e-3 + 10e-6));
+  CHECK(s.time(10, 0, 0, 0) == doctest::Approx(1e-3 + 6.3e-3 + 1.1e-3 + 10e-6));
   s.combine = Combine::sum;
-  CHECK(s.time(10, 0, 0) == doctest::Approx(1e-3 + 36e-5 + 6.3e-3 + 1.1e-3 + 10e-6));
+  CHECK(s.time(10, 0, 0, 0) == doctest::Approx(1e-3 + 36e-5 + 6.3e-3 + 1.1e-3 + 10e-6));
   c.cost.t_token = -1;
   CHECK(!simulate(c, rows).error.empty());
+}
+
+TEST_CASE("serve_sim: attention groups step together; the expert layers read the experts tokens reach") {
+  // The expert part: of t_expert_weights a step of n tokens reads 1 - miss^n (uniform routing).
+  StepCost s;
+  s.t_expert_weights = 8e-3;
+  s.expert_miss = 1 - 8.0 / 256;
+  CHECK(s.expert_time(1) == doctest::Approx(8e-3 * 8 / 256));
+  CHECK(s.expert_time(4096) == doctest::Approx(8e-3).epsilon(1e-6));
+  s.t_expert_token = 1e-5;
+  CHECK(s.expert_time(4096) == doctest::Approx(4096 * 1e-5));  // compute-bound: max, not sum
+  // One request at a time on an engine of two groups: the idle group adds nothing, so its steps
+  // cost what one group's do.
+  Config c = llama70b_tp8();
+  c.max_batch = 1;
+  Workload w = chat(3, 40, 0.05);
+  w.sigma = 0;
+  const auto rows = generate(w);
+  const Result one = simulate(c, rows);
+  c.groups = 2;
+  const Result two = simulate(c, rows);
+  REQUIRE(two.served == 40);
+  CHECK(two.tpot.p50 == doctest::Approx(one.tpot.p50));
+  // Every request queued at once: two groups hold twice the sequences in lockstep, each step as
+  // slow as its slower group; more tokens per step, so more throughput than one group.
+  std::vector<TraceRow> at_once;
+  for (const auto& q : generate(chat(4, 400, 1))) at_once.push_back({0.0, q.prompt, q.output});
+  c.max_batch = 64;
+  c.groups = 1;
+  const Result g1 = simulate(c, at_once);
+  c.groups = 2;
+  const Result g2 = simulate(c, at_once);
+  CHECK(g2.mean_batch > 1.5 * g1.mean_batch);
+  CHECK(g2.output_tokens / g2.makespan > 1.3 * g1.output_tokens / g1.makespan);
+  c.groups = 0;
+  CHECK(!simulate(c, at_once).error.empty());
 }
 
 TEST_CASE("serve_sim: steady-state throughput leaves out the ramp-up and the drain") {
