@@ -28,7 +28,7 @@
 
 #include "e2_native.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/tooling/driver.hpp"
+#include "interpreter/tooling/core.hpp"
 
 namespace {
 
@@ -111,23 +111,20 @@ class CheckSink : public mls::RunSink {
 };
 
 Timing run_mls(const std::string& scenario, long max_gpus, unsigned threads, CheckSink& sink) {
-  mls::Session s;
-  if (!mls::prepare(s, scenario)) {
-    std::fputs(mls::render_all(s.prog.sources, s.prog.diags).c_str(), stderr);
+  mls::Core core;
+  auto fail = [&] {
+    std::fputs(mls::render_all(core.sources(), core.diagnostics()).c_str(), stderr);
     std::exit(70);
-  }
+  };
+  if (!core.prepare(mls::Input{scenario, std::nullopt})) fail();
   mls::Selection sel;
   sel.sets.emplace_back("max_gpus", std::to_string(max_gpus));
-  auto cfg = mls::configure(s.prog, s.ck, sel);
-  if (!cfg) {
-    std::fputs(mls::render_all(s.prog.sources, s.prog.diags).c_str(), stderr);
-    std::exit(70);
-  }
+  if (!core.configure(sel)) fail();
   mls::RunOptions opt;
   opt.threads = threads;
   opt.max_points = 10'000'000;
   const double c0 = cpu_now(), w0 = wall_now();
-  mls::run_program(s.prog, s.ck, *cfg, opt, sink);
+  if (!core.run(opt, sink)) fail();
   Timing t{cpu_now() - c0, wall_now() - w0, sink.rows, sink.checksum};
   return t;
 }

@@ -1,21 +1,28 @@
-// commands.hpp — parsed command-line arguments and the subcommands beside `run` and `check`.
+// commands.hpp — parsed command-line arguments, the handlers of the command table
+// (command_table.hpp) and what they share.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "command_table.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/scenario.hpp"
 
 namespace mls {
 
+// What the command line said, read by the flag table (command_table.cpp) and checked against the
+// command's row (args.cpp) before its handler sees it.
 struct Args {
+  const Command* command = nullptr;     // the row of positional[0]
+  std::array<int, kFlagCount> given{};  // how often each flag was given
   bool help = false, version = false;
-  bool diff = false;  // report --diff: compare FILE as written with FILE under --use/--set
-  std::string format = "text";
+  bool diff = false;   // report --diff: compare FILE as written with FILE under --use/--set
+  std::string format;  // "" until checked: then the command's first format if none was given
   std::vector<std::pair<std::string, std::string>> uses, sets;
   std::vector<std::string> presets;
   std::string out;
@@ -29,12 +36,19 @@ struct Args {
   FormatOptions::Assumptions assumptions = FormatOptions::Assumptions::changed;
   std::size_t max_output = static_cast<std::size_t>(1) << 32;  // --max-output BYTES (4 GiB)
   RunOptions run;
-  bool seed_given = false;              // --seed (only meaningful with --uncertainty)
+  std::string stdlib;                   // lsp --stdlib DIR
   std::vector<std::string> positional;  // command first
+  [[nodiscard]] bool has(Flag f) const { return given[static_cast<std::size_t>(f)] > 0; }
 };
 
+// What every session core of the command line is given: its wording (`mls conventions`).
+Core::Options core_options();
+
 int emit(const Args& a, const std::string& text);
+// Says what was wrong with the command line (exit 64): `mls: MSG`, then the command's usage lines
+// when its row asks for them (the command in `a`), else a pointer to --help.
 int usage_error(const std::string& msg);
+int usage_error(const Args& a, const std::string& msg);
 // Forwards a run to `inner` and sets `failed` when an assert fails (exit code 1).
 std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed);
 int io_error(const std::string& message);
@@ -48,6 +62,13 @@ int check_table(const Args& a, const Scenario& s);
 // The formatter options the command line chose.
 FormatOptions format_options(const Args& a);
 
+// Reads the command line through the tables and runs the command's handler (args.cpp).
+int dispatch(int argc, char** argv);
+
+int cmd_run(const Args& a);          // main.cpp
+int cmd_check(const Args& a);        // main.cpp
+int cmd_help(const Args& a);         // args.cpp
+int cmd_lsp(const Args& a);          // lsp_stdio.cpp: `mls lsp` on stdin and stdout
 int cmd_diff(const Args& a);         // diff.cpp
 int cmd_explain(const Args& a);      // explain.cpp
 int cmd_sensitivity(const Args& a);  // sensitivity.cpp

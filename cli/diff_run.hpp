@@ -13,7 +13,7 @@
 namespace mls {
 
 struct DiffRunSide {
-  Scenario s;  // configured with `sel`
+  Scenario s{core_options()};  // configured with `sel`
   Selection sel;
   std::string file, label;
   std::optional<RunResult> run;

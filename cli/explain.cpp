@@ -1,24 +1,15 @@
 // explain.cpp — `mls explain FILE NAME`: run the scenario, then evaluate one result again under
-// a tracer and print its formula chain and assumptions (interpreter/tooling/explain.hpp).
-#include "interpreter/tooling/explain.hpp"
-
+// a tracer and print its formula chain and assumptions (interpreter/tooling/explanation.hpp).
 #include <cstdio>
 
 #include "commands.hpp"
+#include "interpreter/tooling/explanation.hpp"
 
 namespace mls {
 
 int cmd_explain(const Args& a) {
-  auto usage = [](const std::string& msg) {
-    std::fprintf(stderr,
-                 "mls: %s\nusage: mls explain FILE NAME   (NAME: a shown label, TABLE.COLUMN[KEY=VALUE] or a global)\n",
-                 msg.c_str());
-    return 64;
-  };
-  if (a.positional.size() != 3) return usage("explain expects FILE and NAME");
-  if (a.format != "text") return usage("explain prints text only, got --format " + a.format);
-  if (a.presets.size() > 1) return usage("explain takes one --preset");
-  Scenario s;
+  if (a.positional.size() != 3) return usage_error(a, "explain expects FILE and NAME");
+  Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
   const auto r = s.run(selection_of(a), a.run);

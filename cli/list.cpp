@@ -95,11 +95,6 @@ const std::vector<Kind>& kinds() {
   return k;
 }
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
-  return info(ErrorKind::usage).exit_code;
-}
-
 std::string cell_text(const Value& v) {
   if (v.k == Value::K::str) return v.str();
   if (v.k == Value::K::boolean) return v.b ? "true" : "false";
@@ -196,9 +191,7 @@ std::string render(const Kind& k, const std::vector<std::string>& ids, const std
 }  // namespace
 
 int cmd_list(const Args& a) {
-  if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
-    return usage("--format must be text, json, csv or md, got '" + a.format + "'");
-  if (a.positional.size() > 2) return usage("list takes one KIND");
+  if (a.positional.size() > 2) return usage_error(a, "list takes one KIND");
   if (a.positional.size() == 1) {
     std::string out = "catalogue kinds (mls list KIND [--where EXPR of `it`] [--format text|json|csv|md]):\n";
     for (const auto& k : kinds())
@@ -214,10 +207,11 @@ int cmd_list(const Args& a) {
   }
   if (!kind) {
     const std::string guess = closest(want, names);
-    return usage("no catalogue kind '" + want + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
-                 "; kinds: accelerators, systems, fabrics, links, models, grids");
+    return usage_error(a, "no catalogue kind '" + want + "'" +
+                              (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
+                              "; kinds: accelerators, systems, fabrics, links, models, grids");
   }
-  Scenario s;
+  Scenario s(core_options());
   if (!s.load_prelude()) return report(s);
   const std::vector<std::string> ids = s.list_entries(kind->name);
   // The generated scenario: the stdlib list zipped with its entries' names; --where on a line of
@@ -230,7 +224,7 @@ int cmd_list(const Args& a) {
   for (std::size_t c = 0; c < kind->cols.size(); ++c)
     src += std::string(c ? ", " : "") + kind->cols[c].key + " = " + kind->cols[c].expr;
   src += "\n}\n";
-  Scenario table;
+  Scenario table(core_options());
   if (!table.prepare("<list>", src)) return report(table);
   Selection sel = selection_of(a);
   RunOptions opt = a.run;

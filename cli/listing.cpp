@@ -5,13 +5,13 @@
 namespace mls {
 
 int cmd_conventions(const Args& a) {
-  Scenario s;
+  Scenario s(core_options());
   if (!s.load_prelude()) return report(s);
   return emit(a, s.conventions_listing());
 }
 
 int cmd_presets(const Args& a) {
-  Scenario s;
+  Scenario s(core_options());
   if (!s.load_prelude()) return report(s);
   return emit(a, s.presets_listing());
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "commands.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/controls.hpp"
 #include "interpreter/tooling/workspace.hpp"
@@ -236,6 +237,7 @@ class Server {
         ws_(opt.workspace ? *opt.workspace : *own_) {
     ws_.close_all();
     ws_.stdlib_dir = opt.stdlib_dir;
+    ws_.core_options = core_options();
     ws_.limits.hover_millis = opt.hover_millis;
   }
   // A workspace given by the caller outlives the input its `cancelled` hook reads.

@@ -40,7 +40,4 @@ inline constexpr int kLspExitUnclean = 1;
 // (framed). Never throws.
 int serve_lsp(LspInput& in, const std::function<void(std::string_view)>& write, const LspOptions& opt);
 
-// `mls lsp [--stdio] [--stdlib DIR]` on the process's stdin and stdout (lsp_stdio.cpp).
-int cmd_lsp(int argc, char** argv);
-
 }  // namespace mls

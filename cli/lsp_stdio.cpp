@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "commands.hpp"
 #include "grammar/diagnostic.hpp"
 #include "interpreter/tooling/workspace.hpp"
 #include "lsp.hpp"
@@ -54,25 +55,19 @@ std::string default_stdlib_dir() {
 
 }  // namespace
 
-int cmd_lsp(int argc, char** argv) {
+int cmd_lsp(const Args& a) {
+  if (a.positional.size() > 1)
+    return usage_error(a, "lsp takes only --stdio and --stdlib DIR, got '" + a.positional[1] + "'");
   LspOptions opt;
-  bool stdlib_given = false;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--stdio") continue;  // what many clients pass; stdio is the only transport
-    if (a == "--stdlib" && i + 1 < argc) {
-      opt.stdlib_dir = find_stdlib_dir({argv[++i]});
-      stdlib_given = true;
-      if (opt.stdlib_dir.empty())
-        std::fprintf(stderr, "mls lsp: %s does not hold this version's stdlib; definitions stay out of the prelude\n",
-                     argv[i]);
-      continue;
-    }
-    std::fprintf(stderr, "mls: lsp takes only --stdio and --stdlib DIR, got '%s'\n(run `mls --help` for usage)\n",
-                 a.c_str());
-    return info(ErrorKind::usage).exit_code;
+  // --stdio is what many clients pass; stdio is the only transport.
+  if (a.has(Flag::stdlib)) {
+    opt.stdlib_dir = find_stdlib_dir({a.stdlib});
+    if (opt.stdlib_dir.empty())
+      std::fprintf(stderr, "mls lsp: %s does not hold this version's stdlib; definitions stay out of the prelude\n",
+                   a.stdlib.c_str());
+  } else {
+    opt.stdlib_dir = default_stdlib_dir();
   }
-  if (!stdlib_given) opt.stdlib_dir = default_stdlib_dir();
   FdInput in(0);
   return serve_lsp(
       in,

@@ -556,10 +556,6 @@ std::unique_ptr<RunSink> make_part_writer(const ResultScope& scope, Writer& w, c
 
 int cmd_merge(const Args& a) {
   if (a.positional.size() < 2) return usage_error("merge expects the part files of one sharded run");
-  if (a.format != "text" && a.format != "json" && a.format != "csv" && a.format != "md")
-    return usage_error("--format must be text, json, csv or md, got '" + a.format + "'");
-  if (!a.presets.empty() || !a.uses.empty() || !a.sets.empty() || a.run.shard_n)
-    return usage_error("merge takes its preset, --use and --set from the parts");
   std::vector<Part> parts;
   try {
     for (std::size_t i = 1; i < a.positional.size(); ++i) {
@@ -590,7 +586,7 @@ int cmd_merge(const Args& a) {
     return part_error(e.what());
   }
   const PartHeader& h = parts.front().h;
-  Scenario s;
+  Scenario s(core_options());
   if (!s.prepare(h.file)) return report(s);
   if (const int rc = check_table(a, s)) return rc;
   Selection sel;

@@ -460,17 +460,10 @@ int script_loop(ReplSession& s) {
 }  // namespace
 
 int cmd_repl(const Args& a) {
-  if (a.format != "text" || !a.out.empty()) {
-    std::fputs("mls: repl prints to the terminal; --format and --out do not apply\n(run `mls --help` for usage)\n",
-               stderr);
-    return 64;
-  }
-  if (a.presets.size() > 1) {
-    std::fputs("mls: repl takes one --preset\n(run `mls --help` for usage)\n", stderr);
-    return 64;
-  }
   const bool interactive = isatty(STDIN_FILENO) != 0;
-  ReplSession s(a.run, interactive ? "<repl>" : "<stdin>");
+  Core::Options core;
+  core.conventions_command = "`:conventions`";
+  ReplSession s(a.run, interactive ? "<repl>" : "<stdin>", core);
   const std::vector<std::string> files(a.positional.begin() + 1, a.positional.end());
   const Outcome start = s.start(files);
   std::fputs(start.diagnostics.c_str(), stderr);
@@ -482,7 +475,7 @@ int cmd_repl(const Args& a) {
   for (const auto& [name, choice] : a.uses) choices += "use " + name + " = " + choice + "\n";
   for (const auto& [name, value] : a.sets) choices += "set " + name + " = " + value + "\n";
   if (!choices.empty()) {
-    const Outcome o = s.submit(choices, 1, true, "<command line>");
+    const Outcome o = s.submit(choices, 1, true, true);
     std::fputs(o.diagnostics.c_str(), stderr);
     if (o.status == Outcome::Status::failed) return o.exit_code ? o.exit_code : 65;
   }

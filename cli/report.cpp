@@ -25,7 +25,9 @@ std::string selection_text(const Args& a) {
   return s;
 }
 
-// Prepares, configures and runs FILE collected; nullopt after reporting (rc set).
+// Prepares, configures and runs FILE collected; nullopt after reporting (rc set). A statement
+// that fails at run time does not stop the run (keep_going): what was computed is drawn, the
+// errors are added to the scenario, reported after the page or chart is written.
 std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::string& file, int& rc) {
   if (!s.prepare(file)) {
     rc = report(s);
@@ -33,18 +35,23 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
   }
   if ((rc = refuse_output_over_input(a, s.sources()))) return std::nullopt;
   std::optional<RunResult> run;
-  if (s.configure(selection_of(a))) run = s.run(a.run);
+  RunOptions opt = a.run;
+  opt.keep_going = true;
+  if (s.configure(selection_of(a))) run = s.run(opt);
   if (!run) rc = report(s);
+  for (const auto& e : run ? run->errors : std::vector<Diagnostic>{}) s.add(e);
   return run;
 }
 
-// The page or chart, within --max-output (limit.output otherwise), written with emit().
-int write_capped(const Args& a, Scenario& s, const std::string& text) {
+// The page or chart, within --max-output (limit.output otherwise), written with emit(); then
+// the run's errors, if it had any (their exit code).
+int write_capped(const Args& a, Scenario& s, const std::string& text, bool run_errors = false) {
   if (text.size() > a.max_output) {
     s.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
-  return emit(a, text);
+  const int rc = emit(a, text);
+  return rc == 0 && run_errors ? report(s) : rc;
 }
 
 // `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
@@ -83,21 +90,18 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 int cmd_report(const Args& a) {
-  if (a.format != "text" && a.format != "html")
-    return usage_error("report writes html, got --format '" + a.format + "'");
   if (!a.sensitivity.empty() && (a.diff || a.positional.size() == 3 || a.presets.size() == 2))
-    return usage_error("report --sensitivity draws one run, not a comparison");
+    return usage_error(a, "report --sensitivity draws one run, not a comparison");
   // Diff mode: two files, two presets, or --diff (FILE as written against FILE with --use/--set).
   if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
     DiffRun d;
     if (const int rc = run_diff(a, "report", d)) return rc;
     return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
   }
-  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error("report expects one FILE");
-  if (a.presets.size() > 1) return usage_error("report takes one --preset");
+  if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error(a, "report expects one FILE");
   Args with_points = a;
   with_points.run.keep_search_points = true;  // a search is drawn among its evaluated points
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(with_points, s, a.positional[1], rc);
   if (!run) return rc;
@@ -107,33 +111,31 @@ int cmd_report(const Args& a) {
     if (!sens) return report(s);
     info.sensitivity.push_back(tornado_of(*sens, std::min<std::size_t>(a.top, 20)));
   }
-  return write_capped(a, s, s.report_html(*run, info));
+  return write_capped(a, s, s.report_html(*run, info), !run->errors.empty());
 }
 
 int cmd_plot(const Args& a) {
   if (a.positional.size() != 3 || a.positional[1].empty())
     return usage_error(
         "plot expects FILE TABLE (mls plot FILE TABLE [--x COL] [--y COL,...] [--out plot.svg|plot.png])");
-  if (a.presets.size() > 1) return usage_error("plot takes one --preset");
   // A file named .svg or .png holds that whatever --format says (text is the terminal's default).
   std::string format = a.format;
   if (format == "text" && ends_with(a.out, ".svg")) format = "svg";
   if (format == "text" && ends_with(a.out, ".png")) format = "png";
-  if (format != "text" && format != "svg" && format != "png")
-    return usage_error("plot --format must be text, svg or png, got '" + a.format + "'");
   if (format == "png" && a.out.empty())
     return usage_error("plot --format png writes a binary image: give --out FILE.png");
-  Scenario s;
+  Scenario s(core_options());
   int rc = 0;
   const auto run = collected_run(a, s, a.positional[1], rc);
   if (!run) return rc;
   try {
     const Chart c = chart_of(find_table(*run, a.positional[2]), ChartSpec{a.plot_x, a.plot_y});
-    if (format != "png") return write_capped(a, s, format == "svg" ? chart_svg(c) : chart_text(c));
+    const bool errors = !run->errors.empty();
+    if (format != "png") return write_capped(a, s, format == "svg" ? chart_svg(c) : chart_text(c), errors);
     std::string why;
     const auto png = svg_to_png(chart_svg(c), 2.0, why);
     if (!png) return io_error(why);
-    return write_capped(a, s, *png);
+    return write_capped(a, s, *png, errors);
   } catch (DiagnosticError& e) {  // no such table or column (report/chart)
     s.add(std::move(e.diag));
     return report(s);

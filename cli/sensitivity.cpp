@@ -9,18 +9,8 @@
 namespace mls {
 
 int cmd_sensitivity(const Args& a) {
-  auto usage = [](const std::string& msg) {
-    std::fprintf(stderr,
-                 "mls: %s\nusage: mls sensitivity FILE NAME [--top K] [--format text|json]   (NAME: a shown label, "
-                 "TABLE.COLUMN[KEY=VALUE] or a global, as for `mls explain`)\n",
-                 msg.c_str());
-    return 64;
-  };
-  if (a.positional.size() != 3) return usage("sensitivity expects FILE and NAME");
-  if (a.format != "text" && a.format != "json")
-    return usage("sensitivity prints text or json, got --format " + a.format);
-  if (a.presets.size() > 1) return usage("sensitivity takes one --preset");
-  Scenario s;
+  if (a.positional.size() != 3) return usage_error(a, "sensitivity expects FILE and NAME");
+  Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
   if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
   const Selection sel = selection_of(a);

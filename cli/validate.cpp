@@ -229,7 +229,7 @@ std::string pad(std::string s, std::size_t w, bool right = false) {
 
 std::string render_text(const std::vector<Case>& cases, const std::vector<Summary>& sums, const RunResult& head) {
   std::string out =
-      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via + ")\n";
+      "mls " + std::string(kVersion) + " · validate · preset " + head.preset + " (" + head.preset_via.text() + ")\n";
   std::vector<std::string> families;
   for (const auto& c : cases)
     if (std::find(families.begin(), families.end(), c.family) == families.end()) families.push_back(c.family);
@@ -348,19 +348,11 @@ std::string render_json(const std::vector<Case>& cases, const std::vector<Summar
   return out + "\n ]}\n";
 }
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "mls: %s\n(run `mls --help` for usage)\n", msg.c_str());
-  return info(ErrorKind::usage).exit_code;
-}
-
 }  // namespace
 
 int cmd_validate(const Args& a) {
-  if (a.positional.size() != 1) return usage("validate takes no FILE (it runs the stdlib's validation set)");
-  if (a.format != "text" && a.format != "json" && a.format != "md")
-    return usage("--format must be text, json or md, got '" + a.format + "'");
-  if (a.presets.size() > 1) return usage("validate takes one --preset");
-  Scenario s;
+  if (a.positional.size() != 1) return usage_error(a, "validate takes no FILE (it runs the stdlib's validation set)");
+  Scenario s(core_options());
   if (!s.prepare("<validate>", std::string(kScenario))) return report(s);
   Selection sel = selection_of(a);
   sel.validation_summaries = false;  // the cases are what is being measured here

@@ -2,6 +2,7 @@
 // Rendered compiler-style: `file:line:col: error[code]: message`, source line, caret span, notes.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,9 +28,17 @@ struct ErrorKindInfo {
 
 enum class Severity { error, warning };
 
+// What a secondary place of a diagnostic is, so that a phase that adds notes on the way out can
+// find its own without reading their text.
+enum class LabelKind : std::uint8_t {
+  place,  // a related place: "declared here", "this is Time (s)"
+  call,   // a call that led to the error, innermost first: "in the call to 'f'", "in this call"
+};
+
 struct Label {
   Span span;
   std::string text;
+  LabelKind kind = LabelKind::place;
 };
 
 struct Diagnostic {

@@ -278,8 +278,9 @@ struct body_close : rbrace {};
 struct body : seq<must<lbrace>, star<body_item, opt_sep>, must<body_close>> {};
 struct sweep_stmt : seq<kw_sweep, must<name>, must<kw_over>, must<bindings>, body> {};
 struct search_stmt : seq<kw_search, must<name>, must<kw_over>, must<bindings>, body> {};
-// `solve NAME in LO..HI such that EXPR == TARGET` (or <=, >=): lowering checks the comparison.
-struct solve_range : seq<expr, dotdot, expr_req> {};
+// `solve NAME in LO..HI [by STEP] such that EXPR == TARGET` (or <=, >=): lowering checks the
+// comparison and refuses a multiplicative step; the runtime, a step on a continuous range.
+struct solve_range : seq<expr, dotdot, expr_req, opt<range_step>> {};
 struct such_that : seq<kw_such, kw_that> {};
 struct solve_stmt : seq<kw_solve, must<name>, must<kw_in>, must<solve_range>, must<such_that>, expr_req> {};
 

@@ -804,8 +804,8 @@ class Lowerer {
     return b;
   }
 
-  // `solve NAME in LO..HI such that EXPR REL TARGET`: one range binding (as in a sweep) and the
-  // comparison as the value; REL is ==, <= or >= (< and > mean the same boundary).
+  // `solve NAME in LO..HI [by STEP] such that EXPR REL TARGET`: one range binding (as in a sweep)
+  // and the comparison as the value; REL is ==, <= or >= (< and > mean the same boundary).
   void solve(const Node& n, Stmt& s) const {
     s.kind = SK::solve;
     s.name = name_of(*n.children.at(0));
@@ -817,6 +817,15 @@ class Lowerer {
     b.name_spans.push_back(s.name_span);
     b.domains.push_back(expr(*range.children.at(0)));
     b.range_to = expr(*range.children.at(1));
+    if (const Node* st = find<g::range_step>(range)) {
+      b.step_op = find<g::range_step_mul>(*st) ? '*' : '+';
+      b.step = expr(*st->children.back());
+      if (b.step_op == '*') {
+        auto& d = diags_.error(ErrorKind::solve_decl, span(*st),
+                               "a solve range steps by adding a whole number, not by multiplying");
+        d.help.push_back("write `by 4` (16, 20, 24, ...); the scan is already geometric over a wide range");
+      }
+    }
     s.bindings.push_back(std::move(b));
     s.value = expr(*n.children.back());
     const Expr& c = *s.value;

@@ -69,6 +69,12 @@ FileId Sources::add(std::string name, std::string text, bool is_stdlib, std::uin
   return static_cast<FileId>(files_.size() - 1);
 }
 
+FileId Sources::add_command_line(std::string name, std::string text, std::uint32_t first_line) {
+  const FileId f = add(std::move(name), std::move(text), false, first_line);
+  files_[f]->command_line = true;
+  return f;
+}
+
 std::string_view Sources::slice(Span s) const {
   if (!s.valid()) return {};
   const auto& t = files_[s.file]->text;

@@ -39,6 +39,9 @@ struct SourceFile {
   std::string name;  // as shown to users: "stdlib/units.mls", "scenarios/x.mls"
   std::string text;
   bool is_stdlib = false;
+  // Text the front end wrote from its own arguments (`--set NAME=VALUE`, `mls repl --use`): what
+  // it sets is placed on the command line, not at a line of this pseudo-file.
+  bool command_line = false;
   // Number shown for the first line. REPL inputs are separate files, but their lines are
   // numbered as in the whole session (or stdin), so `<stdin>:12` points at the 12th line read.
   std::uint32_t first_line = 1;
@@ -53,6 +56,7 @@ struct SourceFile {
 class Sources {
  public:
   FileId add(std::string name, std::string text, bool is_stdlib, std::uint32_t first_line = 1);
+  FileId add_command_line(std::string name, std::string text, std::uint32_t first_line = 1);
   [[nodiscard]] const SourceFile& get(FileId id) const { return *files_[id]; }
   [[nodiscard]] std::size_t size() const { return files_.size(); }
   [[nodiscard]] std::string_view slice(Span s) const;

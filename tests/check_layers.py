@@ -12,6 +12,14 @@ A second table (header `| facade header | offers |`) lists the headers of the to
 layer (tooling) that front ends may include; cli may include no other header of that layer (the
 facade's internals, which hand out the Program, the Checker and the tree walks).
 
+A fourth table (header `| front-end vocabulary | offers |`) lists the headers of the layers a
+front end may not include (semantics, runtime) that the facade may still show it: what a front end
+fills in or holds (Selection, RunOptions, ...). Every include reached from a front-end file through
+facade headers (following tooling and vocabulary headers, not results/report/grammar ones, which a
+front end may include itself) must name a vocabulary header when it points into those layers: a
+leak of the Program, the Checker or the evaluator into cli/ through a tooling header is reported
+with the chain that reaches it.
+
 A third table (header `| still on the driver | uses |`) lists the front-end files that still hold
 the driver's `Session` and reach the `Program` and `Checker` inside it (issue #20's work left).
 Every other front-end file may not name them (`Session`, `Program`, `Checker`, `.prog`, `.ck` in
@@ -22,8 +30,9 @@ The check proves itself in the same run: for every layer with one above it, it p
 of the upper layer's header into a copy of a lower layer's file (and one "../" include) and fails
 unless each planted include is reported at its file and line; likewise for an include of every
 earlier layer a row does not list (cli may not skip the facade into semantics or runtime), and
-for an internal header of the facade's layer planted into a front-end file, and for a `Session`
-planted into a front-end file the driver table does not list.
+for an internal header of the facade's layer planted into a front-end file, for a `Session`
+planted into a front-end file the driver table does not list, and for a non-vocabulary header of
+semantics planted into a facade header and into a vocabulary header (the transitive leaks).
 
 Usage: check_layers.py REPO_ROOT
 """
@@ -78,6 +87,52 @@ def first_column(text, header):
 def parse_facade(text):
     """The facade table: header paths front ends may include from the layer they sit on."""
     return first_column(text, ["facade header", "offers"])
+
+
+def parse_vocabulary(text):
+    """Headers of the layers a front end may not include that facade headers may still show it."""
+    return first_column(text, ["front-end vocabulary", "offers"])
+
+
+def include_targets(path, text):
+    """(line number, target path as in the tree) of every quoted include of a file."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        m = INCLUDE.match(line)
+        if m:
+            written = m.group(1)
+            out.append((number, written if "/" in written else os.path.dirname(path) + "/" + written))
+    return out
+
+
+def leaks(files, layers, facade, vocabulary):
+    """Semantics or runtime headers a front end reaches through the facade without their being
+    vocabulary: 'file:line: ...' naming the chain from the front-end file."""
+    front, below = layers[-1], layers[-2]
+    hidden = {name for name, _, _ in layers[:-1]} - set(front[2])  # layers cli may not include
+    problems = []
+    # Breadth first from every front-end file, through facade/tooling headers and vocabulary.
+    chains = {}
+    queue = []
+    for path in sorted(p for p in files if p.startswith(front[1])):
+        for _, target in include_targets(path, files[path]):
+            if target in facade and target not in chains:
+                chains[target] = [path, target]
+                queue.append(target)
+    while queue:
+        header = queue.pop(0)
+        for number, target in include_targets(header, files.get(header, "")):
+            if target not in files or target in chains:
+                continue
+            theirs = layer_of(target, layers)
+            if theirs in hidden and target not in vocabulary:
+                problems.append("%s:%d: #include \"%s\": reaches cli/ through %s; a front end may see only the "
+                                "| front-end vocabulary | of layers %s (%s)" %
+                                (header, number, target, " -> ".join(chains[header]), ", ".join(sorted(hidden)), README))
+            elif theirs == below[0] or target in vocabulary:
+                chains[target] = chains[header] + [target]
+                queue.append(target)
+    return problems
 
 
 def parse_on_driver(text):
@@ -179,7 +234,7 @@ def load(root):
     return files
 
 
-def self_test(files, layers, facade, on_driver=()):
+def self_test(files, layers, facade, on_driver=(), vocabulary=()):
     """Plants upward includes into copies of the tree; returns what the check failed to catch."""
     missed = []
 
@@ -231,6 +286,25 @@ def self_test(files, layers, facade, on_driver=()):
         pairs += 1
     else:
         missed.append("self-test: every front-end file is on the driver table; nothing to plant into")
+    # A transitive leak: a non-vocabulary semantics header planted into a facade header that a
+    # front end includes, and into a vocabulary header (a leak one step further down).
+    hidden = [n for n, _, _ in layers[:-1] if n not in layers[-1][2]]
+    hidden_folders = [f for n, f, _ in layers if n in hidden]
+    leaked = sorted(p for p in files if p.endswith(".hpp") and any(p.startswith(f) for f in hidden_folders)
+                    and p not in vocabulary)
+    used = sorted(h for h in facade if h in files and any(
+        t == h for p in files if p.startswith(layers[-1][1]) for _, t in include_targets(p, files[p])))
+    hosts = used[:1] + sorted(v for v in vocabulary if v in files)[:1]
+    for host in hosts if leaked else []:
+        tree = dict(files)
+        line = len(tree[host].splitlines()) + 1
+        tree[host] = tree[host].rstrip("\n") + "\n#include \"%s\"\n" % leaked[0]
+        if not any(p.startswith("%s:%d:" % (host, line)) for p in leaks(tree, layers, facade, vocabulary)):
+            missed.append("%s:%d: planted #include \"%s\" (a leak into cli/ through the facade) was not reported" %
+                          (host, line, leaked[0]))
+        pairs += 1
+    if len(hosts) < 2 or not leaked:
+        missed.append("self-test: no facade header in use, no vocabulary header or no hidden header to plant a leak")
     # A relative include reaching across folders, and the same upward edge written into the table.
     src = first(layers[1][1], ".cpp")
     if src:
@@ -249,6 +323,7 @@ def main():
     with open(os.path.join(root, README), encoding="utf-8") as f:
         text = f.read()
     layers, facade, on_driver = parse_table(text), parse_facade(text), parse_on_driver(text)
+    vocabulary = parse_vocabulary(text)
     problems = table_problems(layers)
     if len(layers) < 2:
         problems.append("%s: the layer table has %d rows" % (README, len(layers)))
@@ -258,8 +333,12 @@ def main():
             problems.append("%s: facade header %s does not exist" % (README, h))
     found, count = check(files, layers, facade)
     found += driver_problems(files, layers, on_driver)
+    for h in vocabulary:
+        if h not in files:
+            problems.append("%s: vocabulary header %s does not exist" % (README, h))
+    found += leaks(files, layers, facade, vocabulary)
     problems += found
-    missed, pairs = self_test(files, layers, facade, on_driver) if len(layers) >= 2 else ([], 0)
+    missed, pairs = self_test(files, layers, facade, on_driver, vocabulary) if len(layers) >= 2 else ([], 0)
     for p in problems + missed:
         print(p)
     print("%d includes in %d files against %d layers: %d violations; self-test: %d layer boundaries, %d missed" %

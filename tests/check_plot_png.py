@@ -4,11 +4,14 @@
 Checked: the file is a PNG (signature, chunk CRCs), its IHDR is the SVG's size at scale 2
 (720 px wide -> 1440), its pixels decode (zlib) and are not blank (some are far from white: the
 lines and text), two runs give the same bytes, `--format png` without --out is a usage error
-(64, nothing written to a terminal), and a table the run lacks is still plot.table (64).
+(64, nothing written to a terminal), and a table the run lacks is still plot.table (64). And the
+documentation says so: docs/report.md describes `--format png` and nowhere claims that PNG output
+is not written (issue #36: it did, while `--format png` worked).
 
 usage: check_plot_png.py MLS REPO_ROOT
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -72,6 +75,10 @@ def main():
                            timeout=300)
         if p.returncode != 64 or b"plot.table" not in p.stderr or os.path.exists(os.path.join(work, "x.png")):
             problems.append("unknown table with --out X.png: exit %d: %s" % (p.returncode, p.stderr.decode()))
+    with open(os.path.join(root, "docs", "report.md"), encoding="utf-8") as f:
+        doc = " ".join(f.read().split())
+    if "`--format png`" not in doc or re.search(r"PNG output is not written|no PNG|cannot write PNG", doc, re.I):
+        problems.append("docs/report.md does not describe `--format png` as written by mls plot")
     if problems:
         print("\n".join(problems))
         return 1

@@ -50,7 +50,31 @@ PROBE = """<script>
                 marks: s.querySelectorAll('svg .regime-mark').length, rings: s.querySelectorAll('svg circle.best').length,
                 points: s.querySelectorAll('svg g.series > g').length,
                 regime_rows: s.querySelectorAll('tr.regime').length, best_rows: s.querySelectorAll('tr.best').length,
-                rows: table.tBodies[0].rows.length, sorts: []};
+                rows: table.tBodies[0].rows.length, sorts: [], pictures: []};
+    var svgs = s.querySelectorAll('svg.chart');
+    for (var v = 0; v < svgs.length; v++) {
+      var svg = svgs[v], pic = {yscales: [], ytitles: [], xticks: [], series: []};
+      var xa = svg.querySelector('g.axis.x');
+      pic.xscale = xa ? xa.getAttribute('data-scale') : null;
+      var xt = xa ? xa.querySelectorAll('text') : [];
+      for (var q = 0; q < xt.length; q++) pic.xticks.push(xt[q].textContent);
+      var ya = svg.querySelectorAll('g.axis.y');
+      for (var q2 = 0; q2 < ya.length; q2++) {
+        pic.yscales.push(ya[q2].getAttribute('data-scale'));
+        var ut = ya[q2].querySelector('text.unit');
+        pic.ytitles.push(ut ? ut.textContent : '');
+      }
+      pic.polylines = svg.querySelectorAll('g.series polyline').length;
+      pic.bars = svg.querySelectorAll('rect.bar').length;
+      var ss = svg.querySelectorAll('g.series');
+      for (var q3 = 0; q3 < ss.length; q3++) {  // the colour it is drawn in: its line's, else its marks'
+        var drawn = ss[q3].querySelector('polyline, circle, rect, path');
+        pic.series.push([ss[q3].querySelector('title').textContent,
+                         drawn ? (drawn.getAttribute('stroke') && drawn.tagName === 'polyline' ? drawn.getAttribute('stroke')
+                                                                                               : drawn.getAttribute('fill')) : null]);
+      }
+      info.pictures.push(pic);
+    }
     var heads = table.tHead.rows[0].cells;
     for (var c = 0; c < heads.length; c++) {
       var b = heads[c].querySelector('button');
@@ -191,6 +215,32 @@ def screenshot(browser, html_path, png, work):
     return os.path.exists(png) and os.path.getsize(png) > 20000
 
 
+def check_pictures(name, sections, expect):
+    """The pictures of tests/golden/report/pictures.mls, section by section (issue #36)."""
+    problems = []
+    pics = {s["heading"]: s["pictures"] for s in sections}
+    for heading, check in expect.items():
+        if not pics.get(heading):
+            problems.append("%s: %s has no chart" % (name, heading))
+            continue
+        pic = pics[heading][0]
+        for what, want in check.items():
+            if what == "ytitle_has":  # units on every axis: never "dimensionless" for money
+                if not all(want in t for t in pic["ytitles"]) or any("dimensionless" in t for t in pic["ytitles"]):
+                    problems.append("%s: %s: y axis titles %s, expected %r in each" % (name, heading, pic["ytitles"], want))
+            elif what == "same_colour_per_group":  # one colour per group across panels
+                colours = {}
+                for title, colour in pic["series"]:
+                    group = title[title.find("("):] if "(" in title else title
+                    colours.setdefault(group, set()).add(colour)
+                if len(colours) < 2 or any(len(c) != 1 for c in colours.values()) \
+                        or len({next(iter(c)) for c in colours.values()}) != len(colours):
+                    problems.append("%s: %s: colours by group %s" % (name, heading, colours))
+            elif pic.get(what) != want:
+                problems.append("%s: %s: %s is %r, expected %r" % (name, heading, what, pic.get(what), want))
+    return problems
+
+
 def check_page(browser, mls, scenario, work, expect):
     problems = []
     name = os.path.splitext(os.path.basename(scenario))[0]
@@ -258,6 +308,7 @@ def check_page(browser, mls, scenario, work, expect):
     if got["tornado_bars"] != got["tornado_rows"] or got["tornado_bars"] < expect.get("tornado", 0):
         problems.append("%s: tornado chart: %d bars, %d table rows, expected at least %d"
                         % (name, got["tornado_bars"], got["tornado_rows"], expect.get("tornado", 0)))
+    problems += check_pictures(name, got["sections"], expect.get("pictures", {}))
     if got["bold_elements"]:
         problems.append("%s: user text became markup (%d <b> elements)" % (name, got["bold_elements"]))
     if not screenshot(browser, page, os.path.join(work, name + ".png"), work):
@@ -282,6 +333,17 @@ def main():
         (os.path.join(root, "tests", "golden", "report", "small.mls"),
          {"tables": [("table grow", 1, True, 3, 0), ("search pick", 1, False, 0, 1)], "kinds": ["validation"],
           "validated": 1}),
+        (os.path.join(root, "tests", "golden", "report", "pictures.mls"),
+         {"tables": [("search cheap", 1, False, 0, 1), ("table pair", 1, False, 0, 0), ("table grid", 1, False, 0, 0),
+                     ("table decades", 1, False, 0, 0), ("table cmp", 1, False, 0, 0)],
+          "kinds": [], "validated": 0,
+          "pictures": {
+              "search cheap": {"ytitle_has": "USD"},
+              "table pair": {"xscale": "category", "xticks": ["4", "8"], "polylines": 0},
+              "table grid": {"same_colour_per_group": True, "yscales": ["linear", "linear"]},
+              "table decades": {"yscales": ["log"], "xscale": "log"},
+              "table cmp": {"xscale": "category", "bars": 4, "xticks": ["small node", "large node"]},
+          }}),
     ]
     problems = []
     with tempfile.TemporaryDirectory() as work:

@@ -5,12 +5,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace mls {
 
+double fraction(double v, double lo, double hi) {
+  const double w = hi - lo;
+  if (std::isfinite(w)) return (v - lo) / w;
+  // Ends of opposite sign near the largest binary64 (-1e308..1e308): their difference
+  // overflows, half of it does not, and halving is exact.
+  return (v / 2 - lo / 2) / (hi / 2 - lo / 2);
+}
+
+std::pair<double, double> around(double v) {
+  const double d = v == 0 ? 1 : std::fabs(v) * 0.1;
+  if (!std::isfinite(v + d)) return {v - 2 * d, v};  // at the largest binary64
+  if (!std::isfinite(v - d)) return {v, v + 2 * d};
+  return {v - d, v + d};
+}
+
 double Axis::frac(double v) const {
   if (log) return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
-  return (v - lo) / (hi - lo);
+  return fraction(v, lo, hi);
 }
 
 double nice_step(double range, int target) {
@@ -50,19 +66,18 @@ std::string tick_label(double v, double step) {
 
 Axis linear_axis(double lo, double hi, int target) {
   if (lo > hi) std::swap(lo, hi);
-  if (lo == hi) {
-    const double d = lo == 0 ? 1 : std::fabs(lo) * 0.1;
-    lo -= d;
-    hi += d;
-  }
-  const double step = nice_step(hi - lo, target);
+  if (lo == hi) std::tie(lo, hi) = around(lo);
+  // A range wider than the largest binary64 (-1e308..1e308) is stepped at twice the nice step
+  // of its half; an end the steps would carry past the largest number stays at the data's end.
+  const double step = std::isfinite(hi - lo) ? nice_step(hi - lo, target) : 2 * nice_step(hi / 2 - lo / 2, target);
   // Integer multiples of the step, so ticks do not accumulate rounding (0.1 + 0.2 != 0.3).
   const double k0 = std::floor(lo / step + 1e-9), k1 = std::ceil(hi / step - 1e-9);
   Axis a;
-  a.lo = k0 * step;
-  a.hi = k1 * step;
+  a.lo = std::isfinite(k0 * step) ? k0 * step : lo;
+  a.hi = std::isfinite(k1 * step) ? k1 * step : hi;
   for (double k = k0; k <= k1 + 0.5; k += 1) {
     double v = k * step;
+    if (!std::isfinite(v)) continue;
     if (std::fabs(v) < step * 1e-9) v = 0;
     a.ticks.push_back({v, tick_label(v, step)});
   }

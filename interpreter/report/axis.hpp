@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mls {
@@ -22,9 +23,16 @@ struct Axis {
   [[nodiscard]] double frac(double v) const;
 };
 
+// A range around a single value v (10 % of it either side, 1 around 0), inside binary64.
+[[nodiscard]] std::pair<double, double> around(double v);
+
+// Position of v between lo and hi (0 at lo, 1 at hi), also when hi - lo overflows binary64.
+[[nodiscard]] double fraction(double v, double lo, double hi);
+
 // A linear axis covering [lo, hi] extended to multiples of a nice step, with about `target`
-// ticks. lo == hi gets a unit-wide range around the value. Non-finite inputs are the caller's
-// error (they never reach here: the values come from checked finite numbers).
+// ticks. lo == hi gets a unit-wide range around the value. Any finite ends work, also
+// -1e308..1e308 (no tick or end beyond the largest binary64). Non-finite inputs are the
+// caller's error (they never reach here: the values come from checked finite numbers).
 [[nodiscard]] Axis linear_axis(double lo, double hi, int target = 5);
 
 // A log-10 axis covering [lo, hi] (both > 0), widened to whole decades when the span is a

@@ -10,6 +10,8 @@
 #include <optional>
 
 #include "axis.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/resolve.hpp"
 
 namespace mls {
 
@@ -105,7 +107,47 @@ std::string short_number(double v, int digits = 6) {
   return s.substr(0, e) + "e" + (neg ? "-" : "") + ex.substr(i);
 }
 
+// A few whole numbers (tp, a node count): the axis ticks at them and nowhere else.
+constexpr std::size_t kMaxDiscreteValues = 12;
+// Categorical tables up to this many rows are bars; more are points.
+constexpr std::size_t kMaxBarCategories = 24;
+
+// `xs` ascending: three values or more, all positive, the largest over 100 times the smallest
+// (1, 2, 5, ..., 1000): a log axis spreads them where a linear one piles them at the left.
+bool spans_decades(const std::vector<double>& xs) {
+  return xs.size() >= 3 && xs.front() > 0 && xs.back() / xs.front() > 100;
+}
+
+// `xs` ascending and distinct. Whole numbers only, and spread evenly enough that a tick at each
+// leaves room for its label (1, 2, 5, ..., 1000 is not: its ticks would pile up at the left).
+bool discrete(const std::vector<double>& xs) {
+  if (xs.empty() || xs.size() > kMaxDiscreteValues) return false;
+  if (!std::all_of(xs.begin(), xs.end(), [](double v) { return std::fabs(v) < 0x1p53 && v == std::floor(v); }))
+    return false;
+  double gap = INFINITY;
+  for (std::size_t i = 1; i < xs.size(); ++i) gap = std::min(gap, xs[i] - xs[i - 1]);
+  return xs.size() == 1 || (xs.back() - xs.front()) / gap <= 2 * static_cast<double>(kMaxDiscreteValues);
+}
+
 }  // namespace
+
+std::string key_label(const Value& v) {
+  if (v.k == Value::K::record)
+    for (const auto& [n, f] : v.rec().fields)
+      if (f.k == Value::K::str && sym_name(n) == "name") return f.str();
+  return format_value(v, Display{});
+}
+
+bool log_y(const ChartPanel& p) {
+  double lo = INFINITY, hi = 0;
+  for (const auto& s : p.series)
+    for (const auto& pt : s.pts) {
+      if (!(pt.y > 0)) return false;
+      lo = std::min(lo, pt.y);
+      hi = std::max(hi, pt.y);
+    }
+  return hi > 0 && hi / lo > 100;
+}
 
 const Table& find_table(const RunResult& r, const std::string& name) {
   std::vector<std::string> names;
@@ -122,6 +164,36 @@ const Table& find_table(const RunResult& r, const std::string& name) {
              {names.empty() ? "the scenario has no sweep or search" : "tables: " + joined(names)}, name, names);
 }
 
+namespace {
+
+// Each row's group: the other sweep variables' values (one line per combination), and the groups in
+// order of first appearance. When x is a computed column, the first sweep variable is the one each
+// line runs along (splitting by every variable would leave one point per line).
+std::vector<std::string> row_groups(const Table& t, const std::string& x_name, bool categorical,
+                                    std::vector<std::string>& groups) {
+  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), x_name) != t.key_names.end();
+  std::vector<std::size_t> other;  // none for a categorical x: each row is its own category
+  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size() && !categorical; ++k)
+    if (t.key_names[k] != x_name) other.push_back(k);
+  std::vector<std::string> group_of(t.rows.size());
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    std::string g;
+    for (std::size_t k : other) {
+      if (k >= t.rows[i].key.size()) continue;
+      const auto col = column_named(t, t.key_names[k]);
+      const Display d = col ? t.cols[*col].display : Display{};
+      const Value& kv = t.rows[i].key[k];
+      g += (g.empty() ? "" : ", ") + t.key_names[k] + "=" +
+           (kv.k == Value::K::record ? key_label(kv) : format_value(kv, d));
+    }
+    group_of[i] = g;
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  return group_of;
+}
+
+}  // namespace
+
 Chart chart_of(const Table& t, const ChartSpec& spec) {
   if (t.rows.empty()) plot_error(ErrorKind::plot_table, t.span, "table '" + t.name + "' has no rows to plot", {});
   Chart c;
@@ -129,6 +201,7 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
   // x: a column, or (a sweep variable not shown) the row keys in base units.
   std::optional<std::size_t> xcol;
   std::optional<std::size_t> xkey;  // index into key_names when x is a sweep variable
+  bool categorical = false;
   if (!spec.x.empty()) {
     xcol = numeric_column(t, spec.x);
   } else {
@@ -140,14 +213,29 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
                                    [&](const Row& r) { return k < r.key.size() && r.key[k].k == Value::K::num; }))
         xkey = k;
     }
-    for (std::size_t i = 0; i < t.cols.size() && !xcol && !xkey; ++i)
+    // No sweep variable is a number (records, strings): one category per row, in table order.
+    categorical = !xcol && !xkey && !t.key_names.empty();
+    for (std::size_t i = 0; i < t.cols.size() && !xcol && !xkey && !categorical; ++i)
       if (numeric_col(t, i)) xcol = i;
-    if (!xcol && !xkey)
+    if (!xcol && !xkey && !categorical)
       plot_error(ErrorKind::plot_column, t.span, "table '" + t.name + "' has no numeric column to plot", {});
   }
-  c.x_name = xcol ? t.cols[*xcol].name : t.key_names[*xkey];
-  c.x_unit = xcol ? t.cols[*xcol].display.unit : "";
-  auto x_of = [&](const Row& r) { return xcol ? cell(t, r, *xcol) : r.key[*xkey].n.d; };
+  std::vector<std::size_t> row_of;  // a categorical chart: each row's category index
+  if (categorical) {
+    for (const auto& k : t.key_names) c.x_name += (c.x_name.empty() ? "" : ", ") + k;
+    for (const auto& r : t.rows) {
+      std::string label;
+      for (const auto& v : r.key) label += (label.empty() ? "" : ", ") + key_label(v);
+      c.categories.push_back(label);
+    }
+  } else {
+    c.x_name = xcol ? t.cols[*xcol].name : t.key_names[*xkey];
+    c.x_unit = xcol ? t.cols[*xcol].display.unit : "";
+  }
+  auto x_of = [&](const Row& r) {
+    if (categorical) return static_cast<double>(&r - t.rows.data());
+    return xcol ? cell(t, r, *xcol) : r.key[*xkey].n.d;
+  };
 
   std::vector<std::size_t> ycols;
   if (!spec.y.empty()) {
@@ -163,26 +251,8 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
                  {"numeric columns: " + joined(numeric_names(t))});
   }
 
-  // Rows split by the other sweep variables' values (one line per combination). When x is a
-  // computed column, the first sweep variable is the one each line runs along (splitting by every
-  // variable would leave one point per line).
-  const bool x_is_key = std::find(t.key_names.begin(), t.key_names.end(), c.x_name) != t.key_names.end();
-  std::vector<std::size_t> other;
-  for (std::size_t k = x_is_key ? 0 : 1; k < t.key_names.size(); ++k)
-    if (t.key_names[k] != c.x_name) other.push_back(k);
-  std::vector<std::string> group_of(t.rows.size());
   std::vector<std::string> groups;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    std::string g;
-    for (std::size_t k : other) {
-      if (k >= t.rows[i].key.size()) continue;
-      const auto col = column_named(t, t.key_names[k]);
-      const Display d = col ? t.cols[*col].display : Display{};
-      g += (g.empty() ? "" : ", ") + t.key_names[k] + "=" + format_value(t.rows[i].key[k], d);
-    }
-    group_of[i] = g;
-    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
-  }
+  const std::vector<std::string> group_of = row_groups(t, c.x_name, categorical, groups);
 
   for (std::size_t yc : ycols) {
     const std::string& unit = t.cols[yc].display.unit;
@@ -194,6 +264,8 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
     for (const auto& g : groups) {
       ChartSeries s;
       s.name = t.cols[yc].name + (groups.size() > 1 ? " (" + g + ")" : "");
+      s.column = t.cols[yc].name;
+      s.group = groups.size() > 1 ? g : "";
       for (std::size_t i = 0; i < t.rows.size(); ++i)
         if (group_of[i] == g) s.pts.push_back({x_of(t.rows[i]), cell(t, t.rows[i], yc), i});
       // A search's rows come in rank order; lines join points left to right.
@@ -205,8 +277,11 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
   for (const auto& r : t.rows) c.x_values.push_back(x_of(r));
   std::sort(c.x_values.begin(), c.x_values.end());
   c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
-  c.x_log = is_geometric(c.x_values);
-  c.lines = !t.search;
+  c.x_log = !categorical && (is_geometric(c.x_values) || spans_decades(c.x_values));
+  c.x_discrete = !categorical && discrete(c.x_values);
+  // Lines join a trend: not categories, nor two whole numbers (nothing lies between tp 4 and 8).
+  c.lines = !t.search && !categorical && !(c.x_discrete && c.x_values.size() < 3);
+  c.bars = categorical && t.rows.size() <= kMaxBarCategories;
   if (t.search) c.best.push_back(0);
 
   for (const auto& n : t.notes) {
@@ -217,6 +292,20 @@ Chart chart_of(const Table& t, const ChartSpec& spec) {
       c.marks.push_back({x_of(t.rows[n.row]), n.row, text});
     else
       m->text += "; " + n.text;
+  }
+  // One or two whole numbers (tp in [4, 8]) are two categories, side by side in their slots.
+  if (c.x_discrete && c.x_values.size() < 3) {
+    auto slot = [&](double x) {
+      return static_cast<double>(std::lower_bound(c.x_values.begin(), c.x_values.end(), x) - c.x_values.begin());
+    };
+    for (auto& p : c.panels)
+      for (auto& se : p.series)
+        for (auto& pt : se.pts) pt.x = slot(pt.x);
+    for (auto& m : c.marks) m.x = slot(m.x);
+    for (double v : c.x_values) c.categories.push_back(short_number(v));
+    c.x_values.assign({0.0, 1.0});
+    c.x_values.resize(c.categories.size());
+    c.x_discrete = c.x_log = false;
   }
   return c;
 }
@@ -243,7 +332,9 @@ std::optional<Chart> search_chart(const Table& t) {
                                                 : " (every feasible point)"),
       {},
       {},
-      false};
+      false,
+      t.objective_names[yj],
+      ""};
   std::vector<std::size_t> ranked;
   for (const auto& r : t.rows) ranked.push_back(r.point);
   std::sort(ranked.begin(), ranked.end());
@@ -258,7 +349,8 @@ std::optional<Chart> search_chart(const Table& t) {
   if (all.pts.empty()) return std::nullopt;
   std::sort(c.x_values.begin(), c.x_values.end());
   c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
-  c.x_log = !pareto && is_geometric(c.x_values);
+  c.x_log = !pareto && (is_geometric(c.x_values) || spans_decades(c.x_values));
+  c.x_discrete = !pareto && discrete(c.x_values);
   c.lines = false;
   c.panels.push_back({t.objective_displays[yj].unit, {std::move(all)}});
   return c;
@@ -308,9 +400,29 @@ std::vector<ChartPoint> thinned(const std::vector<ChartPoint>& pts) {
   return out;
 }
 
+// A category's tick label: long ones are cut (the full text is in each bar's tooltip).
+std::string category_label(const std::string& s) { return s.size() <= 18 ? s : utf8_prefix(s, 16) + "…"; }
+
 Axis x_axis_of(const Chart& c) {
+  if (!c.categories.empty()) {
+    // One slot per category, each label under its slot (every k-th when there are many).
+    Axis a;
+    const std::size_t n = c.categories.size(), every = (n + 9) / 10;
+    a.lo = -0.5;
+    a.hi = static_cast<double>(n) - 0.5;
+    for (std::size_t i = 0; i < n; i += every)
+      a.ticks.push_back({static_cast<double>(i), category_label(c.categories[i])});
+    return a;
+  }
   const double lo = c.x_values.front(), hi = c.x_values.back();
-  if (!c.x_log) return linear_axis(lo, hi, 6);
+  if (!c.x_log) {
+    Axis a = linear_axis(lo, hi, 6);
+    if (c.x_discrete) {  // whole numbers: ticks at the values, never at 4.5
+      a.ticks.clear();
+      for (double v : c.x_values) a.ticks.push_back({v, short_number(v)});
+    }
+    return a;
+  }
   Axis a = log_axis(lo, hi);
   // A geometric sweep's own values are the best ticks (64, 128, ... 8192), when not too many.
   if (c.x_values.size() <= 16) {
@@ -322,6 +434,51 @@ Axis x_axis_of(const Chart& c) {
 
 std::string unit_label(const std::string& unit) { return unit.empty() ? "dimensionless" : unit; }
 
+// The y axis's title: the columns it shows and their unit ("step_s [s]"), or the unit alone when
+// the names would not fit.
+std::string y_title(const ChartPanel& p, bool log) {
+  std::vector<std::string> names;
+  for (const auto& se : p.series) {
+    const std::string& n = se.column.empty() ? se.name : se.column;
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  std::string s = joined.empty() || joined.size() > 36 ? unit_label(p.unit)
+                  : p.unit.empty()                     ? joined
+                                                       : joined + " [" + p.unit + "]";
+  return s + (log ? " (log scale)" : "");
+}
+
+// Colour and marker of every series: one colour per group across all panels (the same tp=4 in
+// every panel), else one per column; a comparison's `style` wins. Markers follow the colour,
+// or the column when several columns share a group's colour in a panel.
+struct Styles {
+  std::vector<std::string> groups, columns;
+  static std::size_t index(std::vector<std::string>& v, const std::string& s) {
+    const auto it = std::find(v.begin(), v.end(), s);
+    if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
+    v.push_back(s);
+    return v.size() - 1;
+  }
+  explicit Styles(const Chart& c) {
+    for (const auto& p : c.panels)
+      for (const auto& se : p.series) {
+        if (!se.group.empty()) (void)index(groups, se.group);
+        (void)index(columns, se.column.empty() ? se.name : se.column);
+      }
+  }
+  std::size_t colour(const ChartSeries& se) {
+    if (se.style) return *se.style;
+    return groups.size() > 1 ? index(groups, se.group) : index(columns, se.column.empty() ? se.name : se.column);
+  }
+  std::size_t shape(const ChartSeries& se) {
+    if (se.style) return *se.style;
+    return groups.size() > 1 && columns.size() > 1 ? index(columns, se.column.empty() ? se.name : se.column)
+                                                   : colour(se);
+  }
+};
+
 }  // namespace
 
 std::string chart_svg(const Chart& c, int width) {
@@ -329,6 +486,7 @@ std::string chart_svg(const Chart& c, int width) {
   const double plot_w = width - kLeft - kRight;
   const Axis xa = x_axis_of(c);
   auto px = [&](double x) { return kLeft + kPad + xa.frac(x) * (plot_w - 2 * kPad); };
+  Styles styles(c);
 
   // Legend lines per panel: items laid left to right, wrapped at the plot width.
   struct Item {
@@ -366,37 +524,47 @@ std::string chart_svg(const Chart& c, int width) {
   s += fmt::format("\n<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>", f1(kLeft),
                    xml_escape(c.title));
 
+  const char* x_scale = !c.categories.empty() ? "category" : c.x_log ? "log" : "linear";
   double top = kTop;
-  std::size_t series_index = 0;
   for (std::size_t p = 0; p < c.panels.size(); ++p) {
     const ChartPanel& panel = c.panels[p];
     s += fmt::format("\n<g class=\"panel\" data-unit=\"{}\">", xml_escape(panel.unit));
     // Legend.
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
-      const std::size_t si = panel.series[i].style.value_or(series_index + i);
+      const std::size_t si = styles.colour(panel.series[i]);
       const char* colour = kColours[si % kNColours];
       const bool dashed = panel.series[i].dashed || si >= kNColours;
       const double lx = legend[p][i].x, ly = top + legend[p][i].line * kLegendLine + 8;
-      s += fmt::format(
-          "\n<g class=\"legend\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
-          f1(lx), f1(ly), f1(lx + 24), f1(ly), colour, dashed ? R"( stroke-dasharray="5 3")" : "");
-      s += marker(si, lx + 12, ly, colour);
+      if (c.bars) {  // a bar's swatch
+        s += fmt::format("\n<g class=\"legend\"><rect x=\"{}\" y=\"{}\" width=\"18\" height=\"10\" {}/>", f1(lx + 3),
+                         f1(ly - 5),
+                         dashed ? fmt::format(R"(fill="none" stroke="{}" stroke-dasharray="4 2")", colour)
+                                : fmt::format(R"(fill="{}")", colour));
+      } else {
+        s += fmt::format(
+            "\n<g class=\"legend\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+            f1(lx), f1(ly), f1(lx + 24), f1(ly), colour, dashed ? R"( stroke-dasharray="5 3")" : "");
+        s += marker(styles.shape(panel.series[i]), lx + 12, ly, colour);
+      }
       s += fmt::format("<text x=\"{}\" y=\"{}\" dy=\"0.32em\">{}</text></g>", f1(lx + 30), f1(ly),
                        xml_escape(panel.series[i].name));
     }
     const double y0 = top + legend_lines[p] * kLegendLine + 6, y1 = y0 + kPlotH;
-    // y axis over every series of the panel.
+    // y axis over every series of the panel: log when a column spans decades; bars stand on 0.
     double lo = INFINITY, hi = -INFINITY;
     for (const auto& se : panel.series)
       for (const auto& pt : se.pts) {
         lo = std::min(lo, pt.y);
         hi = std::max(hi, pt.y);
       }
-    const Axis ya = linear_axis(lo, hi, 4);
+    const bool ylog = log_y(panel);
+    const Axis ya = ylog     ? log_axis(lo, hi)
+                    : c.bars ? linear_axis(std::min(lo, 0.0), std::max(hi, 0.0), 4)
+                             : linear_axis(lo, hi, 4);
     auto py = [&](double y) { return y1 - kPad - ya.frac(y) * (kPlotH - 2 * kPad); };
     s += fmt::format("\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" stroke=\"#888\"/>", f1(kLeft),
                      f1(y0), f1(plot_w), f1(kPlotH));
-    s += "\n<g class=\"axis y\">";
+    s += fmt::format("\n<g class=\"axis y\" data-scale=\"{}\">", ylog ? "log" : "linear");
     for (const Tick& t : ya.ticks) {
       const double y = py(t.value);
       s += fmt::format(
@@ -408,8 +576,8 @@ std::string chart_svg(const Chart& c, int width) {
     s += fmt::format(
         "<text class=\"unit\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
         "{0})\">{1}</text></g>",
-        f1(ymid), xml_escape(unit_label(panel.unit)));
-    s += "\n<g class=\"axis x\">";
+        f1(ymid), xml_escape(y_title(panel, ylog)));
+    s += fmt::format("\n<g class=\"axis x\" data-scale=\"{}\">", x_scale);
     for (const Tick& t : xa.ticks) {
       const double x = px(t.value);
       s += fmt::format(
@@ -427,26 +595,43 @@ std::string chart_svg(const Chart& c, int width) {
           "{7}Z\" fill=\"#555\"/></g>",
           m.row + 1, xml_escape(m.text), f1(x), f1(y0), f1(y1), f1(x - 5), f1(x + 5), f1(y0 + 7));
     }
+    // Bars: each category's slot split among the panel's series, from 0 (or the log axis' floor).
+    const double slot = (plot_w - 2 * kPad) / std::max<double>(1, static_cast<double>(c.categories.size()));
+    const double bar_w = slot * 0.8 / std::max<double>(1, static_cast<double>(panel.series.size()));
+    const double base = py(ylog ? ya.lo : ya.lo <= 0 && ya.hi >= 0 ? 0.0 : ya.lo);
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
       const ChartSeries& se = panel.series[i];
-      const std::size_t si = se.style.value_or(series_index + i);
+      const std::size_t si = styles.colour(se);
       const char* colour = kColours[si % kNColours];
+      const bool dashed = se.dashed || si >= kNColours;
       const auto pts = thinned(se.pts);
-      s += fmt::format("\n<g class=\"series\"><title>{}</title>", xml_escape(se.name));
+      s += fmt::format("\n<g class=\"series\" data-colour=\"{}\"><title>{}</title>", colour, xml_escape(se.name));
       if (c.lines && pts.size() > 1) {
         s += "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"2\"" +
-             (se.dashed || si >= kNColours ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
+             (dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
         for (std::size_t k = 0; k < pts.size(); ++k) s += (k ? " " : "") + f1(px(pts[k].x)) + "," + f1(py(pts[k].y));
         s += "\"/>";
       }
-      if (pts.size() <= kMaxMarkers)
-        for (const auto& pt : pts) {
-          s += "<g>" + marker(si, px(pt.x), py(pt.y), colour);
-          s += "<title>" +
-               xml_escape(c.x_name + " = " + short_number(pt.x) + ": " + se.name + " = " + short_number(pt.y) +
+      auto tip = [&](const ChartPoint& pt) {
+        const std::string at = c.categories.empty() ? short_number(pt.x) : c.categories[static_cast<std::size_t>(pt.x)];
+        return "<title>" +
+               xml_escape(c.x_name + " = " + at + ": " + se.name + " = " + short_number(pt.y) +
                           (panel.unit.empty() ? "" : " " + panel.unit)) +
-               "</title></g>";
+               "</title>";
+      };
+      if (c.bars) {
+        for (const auto& pt : pts) {
+          const double x = px(pt.x) - slot * 0.4 + static_cast<double>(i) * bar_w, y = py(pt.y);
+          s += fmt::format(
+              R"(<rect class="bar" x="{}" y="{}" width="{}" height="{}" {}>)", f1(x), f1(std::min(y, base)), f1(bar_w),
+              f1(std::fabs(base - y)),
+              dashed ? fmt::format(R"(fill="none" stroke="{}" stroke-width="1.5" stroke-dasharray="4 2")", colour)
+                     : fmt::format(R"(fill="{}")", colour));
+          s += tip(pt) + "</rect>";
         }
+      } else if (pts.size() <= kMaxMarkers) {
+        for (const auto& pt : pts) s += "<g>" + marker(styles.shape(se), px(pt.x), py(pt.y), colour) + tip(pt) + "</g>";
+      }
       for (const auto& pt : pts)
         if (std::find(c.best.begin(), c.best.end(), pt.row) != c.best.end())
           s += fmt::format(
@@ -455,7 +640,6 @@ std::string chart_svg(const Chart& c, int width) {
       s += "</g>";
     }
     s += "\n</g>";
-    series_index += panel.series.size();
     top = y1 + kGap;
   }
   const std::string xtitle =
@@ -523,9 +707,16 @@ std::string chart_text(const Chart& c, int cols, int rows) {
   // The data's own ends, not the nice ones: the labels under the plot are its first and last x.
   xa.lo = c.x_values.front();
   xa.hi = c.x_values.back();
-  if (xa.lo == xa.hi) {
-    xa.lo = c.x_log ? xa.lo / 2 : xa.lo - 1;
-    xa.hi = c.x_log ? xa.hi * 2 : xa.hi + 1;
+  if (!c.categories.empty()) {  // each category in the middle of its slot
+    xa.lo = -0.5;
+    xa.hi = static_cast<double>(c.categories.size()) - 0.5;
+  } else if (xa.lo == xa.hi) {
+    if (c.x_log) {
+      xa.lo /= 2;
+      xa.hi *= 2;
+    } else {
+      std::tie(xa.lo, xa.hi) = around(xa.lo);
+    }
   }
   const int w = cols * 2, h = rows * 4;
   auto dx = [&](double x) { return static_cast<int>(std::lround(xa.frac(x) * (w - 1))); };
@@ -539,11 +730,13 @@ std::string chart_text(const Chart& c, int cols, int rows) {
         hi = std::max(hi, p.y);
       }
       const std::string top = short_number(hi, 4), bottom = short_number(lo, 4);
-      if (lo == hi) {
-        lo -= 1;
-        hi += 1;
-      }
-      auto dy = [&](double y) { return static_cast<int>(std::lround((1 - (y - lo) / (hi - lo)) * (h - 1))); };
+      // A series spanning more than two decades is drawn on a log scale, as the SVG does.
+      const bool ylog = log_y(ChartPanel{panel.unit, {se}});
+      if (lo == hi) std::tie(lo, hi) = around(lo);
+      auto dy = [&](double y) {
+        const double f = ylog ? fraction(std::log10(y), std::log10(lo), std::log10(hi)) : fraction(y, lo, hi);
+        return static_cast<int>(std::lround((1 - f) * (h - 1)));
+      };
       Braille b(cols, rows);
       for (std::size_t i = 0; i < se.pts.size(); ++i) {
         const int x = dx(se.pts[i].x), y = dy(se.pts[i].y);
@@ -553,7 +746,7 @@ std::string chart_text(const Chart& c, int cols, int rows) {
           b.dot(x, y);
       }
       const std::size_t gutter = std::max(top.size(), bottom.size());
-      out += "\n" + se.name + (panel.unit.empty() ? "" : " [" + panel.unit + "]") + "\n";
+      out += "\n" + se.name + (panel.unit.empty() ? "" : " [" + panel.unit + "]") + (ylog ? " (log scale)" : "") + "\n";
       for (int r = 0; r < rows; ++r) {
         const std::string label = r == 0 ? top : r == rows - 1 ? bottom : "";
         out += std::string(gutter - label.size() + 1, ' ') + label + (label.empty() ? " │" : " ┤") + b.row(r) + "\n";
@@ -561,7 +754,10 @@ std::string chart_text(const Chart& c, int cols, int rows) {
       out += std::string(gutter + 2, ' ') + "└";
       for (int i = 0; i < cols; ++i) out += "─";
       out += "\n";
-      const std::string xl = short_number(c.x_values.front()), xr = short_number(c.x_values.back());
+      const std::string xl =
+          c.categories.empty() ? short_number(c.x_values.front()) : category_label(c.categories.front());
+      const std::string xr =
+          c.categories.empty() ? short_number(c.x_values.back()) : category_label(c.categories.back());
       const std::size_t span = static_cast<std::size_t>(cols) + 1;
       out += std::string(gutter + 2, ' ') + xl +
              std::string(span > xl.size() + xr.size() ? span - xl.size() - xr.size() : 1, ' ') + xr + "\n";
@@ -572,6 +768,11 @@ std::string chart_text(const Chart& c, int cols, int rows) {
         out += std::string(gutter + 2, ' ') + line + "\n";
       }
     }
+  if (!c.categories.empty()) {
+    out += "\n" + c.x_name + ", left to right:";
+    for (std::size_t i = 0; i < c.categories.size(); ++i) out += (i ? ", " : " ") + c.categories[i];
+    out += "\n";
+  }
   for (const auto& m : c.marks) out += "\n^ regime: " + m.text;
   if (!c.marks.empty()) out += "\n";
   return out;

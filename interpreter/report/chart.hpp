@@ -21,10 +21,12 @@ struct ChartPoint {
 struct ChartSeries {
   std::string name;  // the column, and the other sweep variables' values when there are several
   std::vector<ChartPoint> pts;
-  // Colour and marker: by default the series' position in the chart. A comparison draws both
-  // sides of one column in one style, the right side dashed.
+  // Colour and marker: by default one colour per group (the other sweep variables' values), the
+  // same in every panel, or per column when there are no groups. A comparison draws both sides of
+  // one column in one style, the right side dashed.
   std::optional<std::size_t> style;
   bool dashed = false;
+  std::string column, group;  // what the series is: its column and its group ("" when none)
 };
 
 // One y axis: the columns that share a display unit.
@@ -45,6 +47,12 @@ struct Chart {
   std::string x_name, x_unit;
   bool x_log = false;            // the x values are geometric (64, 128, ...): a log axis
   std::vector<double> x_values;  // distinct x values, ascending (ticks of a geometric sweep)
+  // Discrete x: a few whole numbers (tp in [4, 8]): ticks at the values only, never between.
+  bool x_discrete = false;
+  // Categorical x (no sweep variable is a number: records, strings): one slot per category, in
+  // the table's order, x values the slot indices; drawn as bars when there are few.
+  std::vector<std::string> categories;
+  bool bars = false;
   std::vector<ChartPanel> panels;
   std::vector<ChartMark> marks;
   std::vector<std::size_t> best;  // rows highlighted (a search's best point)
@@ -74,6 +82,13 @@ struct ChartSpec {
 
 // The table of that name in a run, or the error plot.table (with the names it has).
 [[nodiscard]] const Table& find_table(const RunResult& r, const std::string& name);
+
+// Whether a panel's y axis is logarithmic: every value positive and the largest more than 100
+// times the smallest (a column spanning decades).
+[[nodiscard]] bool log_y(const ChartPanel& p);
+
+// The text of a row key value on a chart: a record by its `name` field, else as printed.
+[[nodiscard]] std::string key_label(const Value& v);
 
 // Standalone SVG (an XML document, no external references), `width` pixels wide.
 [[nodiscard]] std::string chart_svg(const Chart& c, int width = 720);

@@ -18,15 +18,17 @@ namespace {
 
 std::string esc(std::string_view s) { return xml_escape(s); }
 
+std::string info_code(ErrorKind k) { return info(k).code; }
+
 // The assumptions of one value or column, grouped by kind in the order the text output uses.
 std::string assumption_html(const std::vector<AssumptionView>& as) {
   if (as.empty()) return "<p class=\"kind\">no assumptions: a formula of literals only</p>";
   std::string s;
   std::string kind;
   for (const auto& a : as) {
-    if (a.kind != kind) {
+    if (kind_name(a.kind) != kind) {
       if (!kind.empty()) s += "</table></div>";
-      kind = a.kind;
+      kind = kind_name(a.kind);
       s +=
           "<div class=\"kind\" data-kind=\"" + esc(kind) + "\"><h4>" + esc(kind) + "</h4><table class=\"assumptions\">";
     }
@@ -40,7 +42,7 @@ std::string assumption_html(const std::vector<AssumptionView>& as) {
 std::vector<AssumptionView> validations(const std::vector<AssumptionView>& as) {
   std::vector<AssumptionView> v;
   for (const auto& a : as)
-    if (a.kind == "validation") v.push_back(a);
+    if (a.kind == AssumptionKind::validation) v.push_back(a);
   return v;
 }
 
@@ -62,6 +64,7 @@ std::string counts(const Table& t) {
   std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
   if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
   if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  if (!t.stopped.empty()) s += "; then stopped by " + t.stopped + " (see Errors)";
   return s;
 }
 
@@ -89,6 +92,7 @@ struct Page {
     if (num && !sh.display.unit.empty()) out += " <span class=\"unit\">" + esc(sh.display.unit) + "</span>";
     out += validated_badge(as) + fmt::format(" <span class=\"counts\">({} assumption{})</span></summary>", as.size(),
                                              as.size() == 1 ? "" : "s");
+    if (!sh.note.empty()) out += "<p class=\"counts\">" + esc(sh.note) + "</p>\n";
     out += assumption_html(as) + "</details>\n";
   }
 
@@ -199,8 +203,8 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
   s += page_head("mls report: " + info.file);
   s += "<header><h1>mls report: <code>" + esc(info.file) + "</code></h1>\n";
   s += "<p class=\"meta\">mls " + std::string(kVersion) + " · preset <code>" + esc(r.preset) + "</code> (" +
-       esc(r.preset_via == "default" ? "default: the scenario names no preset" : r.preset_via) + ")" +
-       (info.selection.empty() ? "" : " · <code>" + esc(info.selection) + "</code>") + "</p></header>\n";
+       esc(r.preset_via.kind == ViaKind::default_ ? "default: the scenario names no preset" : r.preset_via.text()) +
+       ")" + (info.selection.empty() ? "" : " · <code>" + esc(info.selection) + "</code>") + "</p></header>\n";
 
   s += "<nav><h2>Contents</h2><ul>";
   if (!r.results.empty()) s += "<li><a href=\"#results\">Results</a></li>";
@@ -208,6 +212,7 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
     s += fmt::format("<li><a href=\"#t-{}\">{} {}</a></li>", i, r.tables[i].search ? "search" : "table",
                      esc(r.tables[i].name));
   if (!r.asserts.empty()) s += "<li><a href=\"#asserts\">Assertions</a></li>";
+  if (!r.errors.empty()) s += "<li><a href=\"#errors\">Errors</a></li>";
   if (!info.sensitivity.empty()) s += "<li><a href=\"#sensitivity\">Sensitivity</a></li>";
   s += "<li><a href=\"#validation\">Validation</a></li><li><a href=\"#conventions\">Conventions</a></li></ul></nav>\n";
   s += "<main>\n";
@@ -232,6 +237,21 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
                      r.asserts.size() - failed, r.asserts.size(),
                      failed ? " <span class=\"badge fail\">failed</span>" : "");
     s += items + "</ul></section>\n";
+  }
+  if (!r.errors.empty()) {
+    // Statements that failed while the run went on: everything above was computed without them.
+    s += fmt::format(
+        "<section id=\"errors\"><h2>Errors</h2>\n<p>{} statement{} failed at run time <span class=\"badge "
+        "fail\">failed</span>; the rest of the page was computed without {}.</p><ul>\n",
+        r.errors.size(), r.errors.size() == 1 ? "" : "s", r.errors.size() == 1 ? "it" : "them");
+    for (const auto& e : r.errors) {
+      std::string help;
+      for (const auto& h : e.help) help += (help.empty() ? "" : "; ") + h;
+      s += "<li class=\"failed\"><code>" + esc(info_code(e.kind)) + "</code>: " + esc(e.message) +
+           (help.empty() ? "" : " <span class=\"counts\">(" + esc(help) + ")</span>") + " <span class=\"counts\">" +
+           esc(scope.sources.where_col(e.span)) + "</span></li>\n";
+    }
+    s += "</ul></section>\n";
   }
   if (!info.sensitivity.empty()) s += sensitivity_html(info.sensitivity);
   s += "<section id=\"validation\"><h2>Validation</h2>\n";

@@ -39,11 +39,14 @@ std::optional<Chart> overlay(const Table* l, const Table* r, const TableDiff& t)
   } catch (const DiagnosticError&) {
     return std::nullopt;
   }
-  if (a.x_name != b.x_name || a.x_unit != b.x_unit) return std::nullopt;
+  if (a.x_name != b.x_name || a.x_unit != b.x_unit || a.categories != b.categories) return std::nullopt;
   Chart c;
   c.title = a.title;
   c.x_name = a.x_name;
   c.x_unit = a.x_unit;
+  c.categories = a.categories;
+  c.bars = a.bars;
+  c.lines = a.lines && b.lines;
   std::size_t style = 0;
   std::map<std::pair<std::string, std::string>, std::size_t> style_of;  // (unit, series) -> style
   for (auto& p : a.panels) {
@@ -74,7 +77,8 @@ std::optional<Chart> overlay(const Table* l, const Table* r, const TableDiff& t)
   c.x_values.insert(c.x_values.end(), b.x_values.begin(), b.x_values.end());
   std::sort(c.x_values.begin(), c.x_values.end());
   c.x_values.erase(std::unique(c.x_values.begin(), c.x_values.end()), c.x_values.end());
-  c.x_log = is_geometric(c.x_values);
+  c.x_log = c.categories.empty() && is_geometric(c.x_values);
+  c.x_discrete = a.x_discrete && b.x_discrete && c.x_values.size() <= std::max(a.x_values.size(), b.x_values.size());
   for (auto m : a.marks) {
     m.text = "left, " + m.text;
     c.marks.push_back(std::move(m));
@@ -91,7 +95,7 @@ std::string because_html(const DiffReport& d, const std::vector<AssumptionKey>& 
   std::string s;
   for (const auto& k : keys) {
     const AssumptionChange* c = d.change_of(k);
-    s += (s.empty() ? "" : "<br>") + std::string("<code>") + esc(k.first + " " + k.second) + "</code>" +
+    s += (s.empty() ? "" : "<br>") + std::string("<code>") + esc(k.text()) + "</code>" +
          (c ? ": " + esc(assumption_change_text(*c)) : "");
   }
   return s;
@@ -151,8 +155,7 @@ void table_section(std::string& out, const DiffReport& d, const TableDiff& t, st
     out += "<h3>Because</h3><ul class=\"because\">";
     for (const auto& [k, n] : causes) {
       const AssumptionChange* c = d.change_of(k);
-      out += "<li><code>" + esc(k.first + " " + k.second) + "</code>" +
-             (c ? ": " + esc(assumption_change_text(*c)) : "") +
+      out += "<li><code>" + esc(k.text()) + "</code>" + (c ? ": " + esc(assumption_change_text(*c)) : "") +
              fmt::format(" <span class=\"counts\">({} of {} changed cells)</span></li>", n, t.cells.size());
     }
     out += "</ul>\n";
@@ -183,8 +186,9 @@ std::string side_line(const char* which, const std::string& label, const std::st
 
 std::string report_diff_html(const DiffReport& d, const RunResult& lr, const RunResult& rr) {
   std::string s = page_head("mls report: " + d.left_label + " vs " + d.right_label);
-  s += "<header><h1>mls report: diff</h1>\n" + side_line("left", d.left_label, d.left_preset, d.left_preset_via) +
-       side_line("right", d.right_label, d.right_preset, d.right_preset_via) + "</header>\n";
+  s += "<header><h1>mls report: diff</h1>\n" +
+       side_line("left", d.left_label, d.left_preset, d.left_preset_via.text()) +
+       side_line("right", d.right_label, d.right_preset, d.right_preset_via.text()) + "</header>\n";
   s += "<nav><h2>Contents</h2><ul><li><a href=\"#assumptions\">Assumptions that differ</a></li>"
        "<li><a href=\"#results\">Results</a></li>";
   for (std::size_t i = 0; i < d.tables.size(); ++i)
@@ -199,8 +203,8 @@ std::string report_diff_html(const DiffReport& d, const RunResult& lr, const Run
     s += "<table class=\"data\">" + sortable_head({"kind", "name", "left → right"});
     for (std::size_t i = 0; i < d.assumptions.size(); ++i) {
       const AssumptionChange& c = d.assumptions[i];
-      s += fmt::format("<tr data-i=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n", i, esc(c.key.first),
-                       esc(c.key.second), esc(assumption_change_text(c)));
+      s += fmt::format("<tr data-i=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n", i,
+                       esc(kind_name(c.key.kind)), esc(c.key.name), esc(assumption_change_text(c)));
     }
     s += "</tbody></table>\n";
   }

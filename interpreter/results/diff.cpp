@@ -12,21 +12,36 @@ namespace mls {
 
 namespace {
 
-int kind_rank(const std::string& k) {
-  static const char* order[] = {"convention", "set", "registry", "default", "approx"};
-  for (int i = 0; i < 5; ++i)
-    if (k == order[i]) return i;
+int kind_rank(AssumptionKind k) {
+  switch (k) {
+    case AssumptionKind::convention: return 0;
+    case AssumptionKind::set: return 1;
+    case AssumptionKind::registry: return 2;
+    case AssumptionKind::default_: return 3;
+    case AssumptionKind::approx: return 4;
+    case AssumptionKind::note:
+    case AssumptionKind::validation: return 9;
+  }
   return 9;
 }
 
+}  // namespace
+
+bool AssumptionKey::operator<(const AssumptionKey& o) const {
+  const int c = std::string_view(kind_name(kind)).compare(kind_name(o.kind));
+  return c != 0 ? c < 0 : name < o.name;
+}
+
+namespace {
+
 bool key_before(const AssumptionKey& a, const AssumptionKey& b) {
-  const int ra = kind_rank(a.first), rb = kind_rank(b.first);
-  return ra != rb ? ra < rb : a.second < b.second;
+  const int ra = kind_rank(a.kind), rb = kind_rank(b.kind);
+  return ra != rb ? ra < rb : a.name < b.name;
 }
 
 AssumptionView view_of(const ResultScope& p, AtomId a) {
   const Assumption& as = p.deps.assumption(a);
-  return {kind_name(as.kind), as.name, as.value, p.sources.where_line(as.at), as.via};
+  return {as.kind, as.name, as.value, p.sources.where_line(as.at), as.via};
 }
 
 // A text that is equal exactly when two row keys are equal (exact rationals where known).
@@ -269,8 +284,8 @@ AssumptionMap effective_assumptions(const ResultScope& p, const ConfiguredAtoms*
     // A validation summary exists per evaluator and only where a value carries it (below).
     if (as.kind == AssumptionKind::validation || as.kind == AssumptionKind::note) continue;
     if (configured) {
-      const bool set_by_config =
-          as.kind == AssumptionKind::convention || as.via == "command line" || as.via.rfind("preset ", 0) == 0;
+      const bool set_by_config = as.kind == AssumptionKind::convention || as.via.kind == ViaKind::command_line ||
+                                 as.via.kind == ViaKind::preset;
       if (set_by_config && !own.count(a)) continue;
     }
     AssumptionView v = view_of(p, a);
@@ -305,7 +320,9 @@ std::vector<AssumptionChange> differing_assumptions(const AssumptionMap& lmap, c
     if (rv) c.right = *rv;
     auto other_kind = [&](const AssumptionMap& m) -> std::optional<AssumptionView> {
       for (const auto& [mk, v] : m)
-        if (mk.second == k.second && mk.first != k.first && mk.first != "convention" && mk.first != "approx") return v;
+        if (mk.name == k.name && mk.kind != k.kind && mk.kind != AssumptionKind::convention &&
+            mk.kind != AssumptionKind::approx)
+          return v;
       return std::nullopt;
     };
     if (!lv) c.left_other_kind = other_kind(lmap);
@@ -334,16 +351,16 @@ std::vector<AssumptionKey> attribute(const AssumptionMap& lmap, const Assumption
   std::set<AssumptionKey> keys;
   for (DepSet d : ldeps)
     for (AtomId a : lp.deps.atoms(d))
-      if (lp.deps.is_assumption(a)) keys.insert({kind_name(lp.deps.assumption(a).kind), lp.deps.assumption(a).name});
+      if (lp.deps.is_assumption(a)) keys.insert({lp.deps.assumption(a).kind, lp.deps.assumption(a).name});
   for (DepSet d : rdeps)
     for (AtomId a : rp.deps.atoms(d))
-      if (rp.deps.is_assumption(a)) keys.insert({kind_name(rp.deps.assumption(a).kind), rp.deps.assumption(a).name});
+      if (rp.deps.is_assumption(a)) keys.insert({rp.deps.assumption(a).kind, rp.deps.assumption(a).name});
   std::vector<AssumptionKey> out;
   for (const auto& k : keys) {
     // A validation band is a consequence of the model a value comes from (its measured error),
     // never what moved the value: one side's serving_sim against the other's disaggregated_sim
     // differ by their formulas, not by the band only one of them lists.
-    if (k.first == "validation") continue;
+    if (k.kind == AssumptionKind::validation) continue;
     auto li = lmap.find(k);
     auto ri = rmap.find(k);
     // A cause is a value that differs (or exists on one side only): the same choice made by

@@ -36,7 +36,14 @@ struct DiffSide {
 // An assumption's identity is its kind and name; two sides disagree on it when its value or who
 // set it differs, or when only one side has it. Where it was written (`at`) is not compared:
 // two files put the same parameter on different lines.
-using AssumptionKey = std::pair<std::string, std::string>;  // (kind, name)
+struct AssumptionKey {
+  AssumptionKind kind = AssumptionKind::default_;
+  std::string name;
+  // By the kind's name, then the name (the order comparisons have always listed them in).
+  bool operator<(const AssumptionKey& o) const;
+  bool operator==(const AssumptionKey& o) const = default;
+  [[nodiscard]] std::string text() const { return std::string(kind_name(kind)) + " " + name; }  // "set gpus"
+};
 using AssumptionMap = std::map<AssumptionKey, AssumptionView>;
 
 // The value each assumption has on one side. Assumptions the outputs depend on (`used`) take
@@ -135,6 +142,7 @@ struct AssertSide {
   bool ok = true;
   std::string at;            // "file:line:col"
   std::string detail;        // the first failure's "left: 2.292 h, right: 2 h" or "at gpus = 64"
+  bool operands = false;     // the detail names a comparison's operands (AssertOutcome::operands)
   std::size_t failures = 0;  // failing outcomes: points of a sweep, else 0 or 1
 };
 struct AssertDiff {
@@ -144,7 +152,8 @@ struct AssertDiff {
 
 struct DiffReport {
   std::string left_file, right_file, left_label, right_label;
-  std::string left_preset, right_preset, left_preset_via, right_preset_via;
+  std::string left_preset, right_preset;
+  Via left_preset_via, right_preset_via;
   std::vector<AssumptionChange> assumptions;  // every assumption the sides disagree on
   std::vector<ValueDiff> results;             // changed, removed (left order) and added values
   std::size_t results_unchanged = 0;

@@ -26,7 +26,10 @@ std::vector<Folded> fold(const DiffSide& s) {
     if (fresh) out.push_back({a.text, a.message, {true, where, "", 0}});
     Folded& f = out[it->second];
     if (a.ok) continue;
-    if (f.side.ok) f.side.detail = a.detail;  // the first failure describes it
+    if (f.side.ok) {  // the first failure describes it
+      f.side.detail = a.detail;
+      f.side.operands = a.operands;
+    }
     f.side.ok = false;
     ++f.side.failures;
   }
@@ -39,7 +42,7 @@ std::string outcome_text(const std::optional<AssertSide>& s, bool same_file) {
   std::string t = s->failures > 1 ? fmt::format("fails at {} points", s->failures) : std::string("fails");
   if (s->detail.empty()) return t;
   // A comparison's detail names its operands "left"/"right": not the sides of the diff.
-  return t + (s->detail.rfind("left: ", 0) == 0 ? " (operands " : " (") + s->detail + ")";
+  return t + (s->operands ? " (operands " : " (") + s->detail + ")";
 }
 
 std::string json_side(const std::optional<AssertSide>& s) {

@@ -16,7 +16,8 @@ namespace {
 std::string side_text(const std::optional<AssumptionView>& v, const std::optional<AssumptionView>& other) {
   if (!v) return "(absent)";
   const bool via_differs = other && other->via != v->via;
-  if (!via_text(*v).empty() || (via_differs && !v->via.empty())) return v->value + " (" + v->via + ")";
+  if (!via_text(*v).empty() || (via_differs && v->via.kind != ViaKind::none))
+    return v->value + " (" + v->via.text() + ")";
   return v->value;
 }
 
@@ -24,7 +25,8 @@ std::string side_text(const std::optional<AssumptionView>& v, const std::optiona
 std::string side_of(const std::optional<AssumptionView>& v, const std::optional<AssumptionView>& other_kind,
                     const std::optional<AssumptionView>& other_side) {
   if (!v && other_kind)
-    return other_kind->value + " (" + other_kind->kind + (other_kind->via.empty() ? "" : ", " + other_kind->via) + ")";
+    return other_kind->value + " (" + kind_name(other_kind->kind) +
+           (other_kind->via.kind == ViaKind::none ? "" : ", " + other_kind->via.text()) + ")";
   return side_text(v, other_side);
 }
 
@@ -33,8 +35,8 @@ std::string right_text(const AssumptionChange& c) { return side_of(c.right, c.ri
 
 // Who set one side: "preset mlsysim", "default, stdlib" (another kind of the same name).
 std::string setter(const std::optional<AssumptionView>& v, const std::optional<AssumptionView>& other_kind) {
-  if (v) return v->via.empty() ? v->kind : v->via;
-  return other_kind->kind + (other_kind->via.empty() ? "" : ", " + other_kind->via);
+  if (v) return v->via.kind == ViaKind::none ? kind_name(v->kind) : v->via.text();
+  return kind_name(other_kind->kind) + (other_kind->via.kind == ViaKind::none ? "" : ", " + other_kind->via.text());
 }
 
 // The value moves ("node_series (default) → gpu_only (command line)"), or only who set it
@@ -46,7 +48,7 @@ std::string change_text(const AssumptionChange& c) {
   return left_text(c) + " → " + right_text(c);
 }
 
-std::string change_line(const AssumptionChange& c) { return c.key.first + " " + c.key.second + ": " + change_text(c); }
+std::string change_line(const AssumptionChange& c) { return c.key.text() + ": " + change_text(c); }
 
 std::size_t width(const std::string& s) {
   // Display width: count UTF-8 lead bytes only (the arrow and dashes are one column each).
@@ -113,7 +115,7 @@ void because_lines(std::string& out, const DiffReport& d, const std::vector<Assu
   for (const auto& k : keys) {
     const AssumptionChange* c = d.change_of(k);
     if (!c)
-      lines.push_back(k.first + " " + k.second);
+      lines.push_back(k.text());
     else
       (c->same_value() ? same : lines).push_back(change_line(*c));
   }
@@ -224,8 +226,8 @@ std::string json_opt(const std::optional<double>& x) { return x ? format_json(*x
 
 std::string json_view(const std::optional<AssumptionView>& v, bool with_kind = false) {
   if (!v) return "null";
-  return std::string("{") + (with_kind ? "\"kind\": " + json_string(v->kind) + ", " : "") +
-         "\"value\": " + json_string(v->value) + ", \"via\": " + json_string(v->via) +
+  return std::string("{") + (with_kind ? "\"kind\": " + json_string(kind_name(v->kind)) + ", " : "") +
+         "\"value\": " + json_string(v->value) + ", \"via\": " + json_string(v->via.text()) +
          ", \"at\": " + json_string(v->at) + "}";
 }
 
@@ -254,8 +256,8 @@ std::string json_value_diff(const ValueDiff& v) {
   s += ", \"change\": " + json_opt(v.change) + ", \"relative_pct\": " + json_opt(v.relative_pct);
   s += ", \"below_resolution\": " + std::string(v.below_resolution ? "true" : "false") + ", \"because\": [";
   for (std::size_t i = 0; i < v.because.size(); ++i)
-    s += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(v.because[i].first) +
-         ", \"name\": " + json_string(v.because[i].second) + "}";
+    s += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(kind_name(v.because[i].kind)) +
+         ", \"name\": " + json_string(v.because[i].name) + "}";
   return s + "], \"shares\": " + format_shares_json(v);
 }
 
@@ -270,14 +272,14 @@ std::string json_names(const std::vector<std::string>& v) {
 std::string format_diff_text(const DiffReport& d) {
   std::string out = "mls " + std::string(kVersion) + " diff · " +
                     (d.left_file == d.right_file ? d.left_file : d.left_file + " → " + d.right_file) + "\n";
-  out += "  left:  " + side_header(d.left_label, d.left_preset, d.left_preset_via) + "\n";
-  out += "  right: " + side_header(d.right_label, d.right_preset, d.right_preset_via) + "\n";
+  out += "  left:  " + side_header(d.left_label, d.left_preset, d.left_preset_via.text()) + "\n";
+  out += "  right: " + side_header(d.right_label, d.right_preset, d.right_preset_via.text()) + "\n";
   std::vector<std::vector<std::string>> moved, same;
   for (const auto& c : d.assumptions) {
     if (c.same_value())
-      same.push_back({c.key.first, c.key.second, change_text(c)});
+      same.push_back({kind_name(c.key.kind), c.key.name, change_text(c)});
     else
-      moved.push_back({c.key.first, c.key.second, left_text(c), "→", right_text(c)});
+      moved.push_back({kind_name(c.key.kind), c.key.name, left_text(c), "→", right_text(c)});
   }
   if (d.assumptions.empty()) out += "\nno assumption differs\n";
   if (!moved.empty()) {
@@ -332,13 +334,13 @@ std::string format_diff_json(const DiffReport& d) {
            ", \"preset\": " + json_string(preset) + ", \"preset_via\": " + json_string(via) + "}";
   };
   std::string out = "{\n  \"mls\": " + json_string(kVersion) + ",\n";
-  out += "  \"left\": " + side(d.left_file, d.left_label, d.left_preset, d.left_preset_via) + ",\n";
-  out += "  \"right\": " + side(d.right_file, d.right_label, d.right_preset, d.right_preset_via) + ",\n";
+  out += "  \"left\": " + side(d.left_file, d.left_label, d.left_preset, d.left_preset_via.text()) + ",\n";
+  out += "  \"right\": " + side(d.right_file, d.right_label, d.right_preset, d.right_preset_via.text()) + ",\n";
   out += "  \"differs\": " + std::string(d.differs() ? "true" : "false") + ",\n  \"assumptions\": [";
   for (std::size_t i = 0; i < d.assumptions.size(); ++i) {
     const auto& c = d.assumptions[i];
-    out += std::string(i ? "," : "") + "\n    {\"kind\": " + json_string(c.key.first) +
-           ", \"name\": " + json_string(c.key.second) + ", \"left\": " + json_view(c.left) +
+    out += std::string(i ? "," : "") + "\n    {\"kind\": " + json_string(kind_name(c.key.kind)) +
+           ", \"name\": " + json_string(c.key.name) + ", \"left\": " + json_view(c.left) +
            ", \"right\": " + json_view(c.right);
     if (c.left_other_kind) out += ", \"left_other_kind\": " + json_view(c.left_other_kind, true);
     if (c.right_other_kind) out += ", \"right_other_kind\": " + json_view(c.right_other_kind, true);

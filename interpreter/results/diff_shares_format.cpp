@@ -30,7 +30,7 @@ std::string format_shares_text(const ValueDiff& v, const std::string& indent) {
   const Shares& sh = *v.shares;
   std::vector<std::array<std::string, 3>> rows;
   for (const CauseShare& c : sh.causes) {
-    const std::string name = c.key.first + " " + c.key.second;
+    const std::string name = c.key.text();
     if (c.share)
       rows.push_back({name, c.share_text, pct(c.fraction)});
     else
@@ -67,8 +67,8 @@ std::string format_shares_json(const ValueDiff& v) {
   std::string s = "{\"causes\": [";
   for (std::size_t i = 0; i < sh.causes.size(); ++i) {
     const CauseShare& c = sh.causes[i];
-    s += std::string(i ? ", " : "") + "{\"kind\": " + json_string(c.key.first) +
-         ", \"name\": " + json_string(c.key.second) + ", \"share\": " + json_num(c.share) +
+    s += std::string(i ? ", " : "") + "{\"kind\": " + json_string(kind_name(c.key.kind)) +
+         ", \"name\": " + json_string(c.key.name) + ", \"share\": " + json_num(c.share) +
          ", \"share_fraction\": " + json_num(c.fraction) + ", \"why\": " + json_string(c.why) + "}";
   }
   s += "], \"interaction\": " + (sh.complete() ? format_json(sh.remainder) : std::string("null"));

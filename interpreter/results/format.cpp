@@ -128,28 +128,26 @@ std::string value_with_unit(const Value& v, const Display& d) {
   return s;
 }
 
-std::string via_text(const AssumptionView& a) {
-  if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic") return "";
-  return "(" + a.via + ")";
-}
+std::string via_text(const AssumptionView& a) { return quiet(a.via) ? "" : "(" + a.via.text() + ")"; }
 
 void assumption_block(std::string& out, const std::vector<AssumptionView>& as, const std::string& indent) {
   std::size_t wk = 0, wn = 0, wv = 0;
   for (const auto& a : as) {
     // A note is a sentence, not a name = value: its own line, outside the columns.
-    if (a.kind == "note") {
+    if (a.kind == AssumptionKind::note) {
       out += indent + "note: " + a.value + (a.at.empty() ? "" : "  (" + a.at + ")") + "\n";
       continue;
     }
-    wk = std::max(wk, a.kind.size());
+    wk = std::max(wk, std::string_view(kind_name(a.kind)).size());
     wn = std::max(wn, a.name.size());
     wv = std::max(wv, a.value.size() + (via_text(a).empty() ? 0 : via_text(a).size() + 1));
   }
   for (const auto& a : as) {
-    if (a.kind == "note") continue;
+    if (a.kind == AssumptionKind::note) continue;
     std::string value = a.value;
     if (!via_text(a).empty()) value += " " + via_text(a);
-    std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, value, wv, a.at);
+    std::string line =
+        indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", kind_name(a.kind), wk, a.name, wn, value, wv, a.at);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
@@ -164,6 +162,7 @@ std::string table_counts(const Table& t) {
   std::string s = fmt::format("{} row{}", t.row_count, t.row_count == 1 ? "" : "s");
   if (t.filtered) s += fmt::format(", {} filtered out", t.filtered);
   if (t.infeasible) s += fmt::format(", {} infeasible (kept, feasible = false)", t.infeasible);
+  if (!t.stopped.empty()) s += "; then stopped by " + t.stopped + ", see the errors";
   return s;
 }
 
@@ -172,9 +171,10 @@ std::string table_counts(const Table& t) {
 // Whether `--assumptions changed` lists an assumption: something a choice of this run put there,
 // or the validation band, which travels with every validated number whatever the mode (issue #11).
 bool is_changed(const AssumptionView& a) {
-  if (a.kind == "note" || a.kind == "approx" || a.kind == "validation") return true;
-  if (a.kind != "set" && a.kind != "convention") return false;
-  return a.via != "default" && a.via != std::string("preset ") + kDefaultPreset;
+  if (a.kind == AssumptionKind::note || a.kind == AssumptionKind::approx || a.kind == AssumptionKind::validation)
+    return true;
+  if (a.kind != AssumptionKind::set && a.kind != AssumptionKind::convention) return false;
+  return !a.via.is_default();
 }
 
 // The assumptions of `as` that `mode` lists; `hidden` counts the others.
@@ -182,9 +182,10 @@ std::vector<AssumptionView> listed(std::vector<AssumptionView> as, FormatOptions
                                    std::size_t& hidden) {
   if (mode == FormatOptions::Assumptions::all) return as;
   // A note changes what the number means: it is listed in every mode, `none` included.
-  const auto keep = mode == FormatOptions::Assumptions::none
-                        ? std::stable_partition(as.begin(), as.end(), [](const auto& a) { return a.kind == "note"; })
-                        : std::stable_partition(as.begin(), as.end(), is_changed);
+  const auto keep =
+      mode == FormatOptions::Assumptions::none
+          ? std::stable_partition(as.begin(), as.end(), [](const auto& a) { return a.kind == AssumptionKind::note; })
+          : std::stable_partition(as.begin(), as.end(), is_changed);
   hidden += static_cast<std::size_t>(as.end() - keep);
   as.erase(keep, as.end());
   return as;
@@ -200,11 +201,15 @@ std::string hidden_line(std::size_t hidden, FormatOptions::Assumptions mode, con
 std::string spread_text(const Spread& sp, const Display& d) {
   auto v = [&](double x) { return value_with_unit(Value::number(Num::of_double(x)), d); };
   std::string s = "    P50 " + v(sp.p50) + " [P10 " + v(sp.p10) + " – P90 " + v(sp.p90) + "]\n";
+  const std::string noise = fmt::format("within sampling noise (|r| < {:.2f} = 2/√{})", sp.noise_threshold, sp.samples);
   if (!sp.drivers.empty()) {
     s += "    drivers (rank correlation):";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{} {} {:+.2f}", i ? "," : "", sp.drivers[i].name, sp.drivers[i].rank_correlation);
+    if (sp.within_noise) s += fmt::format("; {} more {}", sp.within_noise, noise);
     s += "\n";
+  } else if (sp.within_noise) {
+    s += "    drivers (rank correlation): none, every input " + noise + "\n";
   }
   return s;
 }
@@ -268,7 +273,8 @@ class TextSink : public RunSink, public RowTextSink {
 
   void begin(const RunResult& h) override {
     std::string s = "mls " + std::string(kVersion) + " · " + file_ + " · preset " + h.preset;
-    s += h.preset_via == "default" ? " (default: the scenario names no preset)\n" : " (" + h.preset_via + ")\n";
+    s += h.preset_via.kind == ViaKind::default_ ? " (default: the scenario names no preset)\n"
+                                                : " (" + h.preset_via.text() + ")\n";
     if (h.uncertainty_samples)
       s += fmt::format(
           "uncertainty: {} samples, seed {}, {} uncertain input{}; shown values get P50 [P10 – P90] "
@@ -279,6 +285,7 @@ class TextSink : public RunSink, public RowTextSink {
   void result(const Shown& sh) override {
     std::string s = "\n" + sh.name + " = " + value_with_unit(sh.value, sh.display) + "\n";
     if (sh.spread) s += spread_text(*sh.spread, sh.display);
+    if (!sh.note.empty()) s += "    note: " + sh.note + "\n";
     std::size_t hidden = 0;
     assumption_block(s, listed(assumptions_of(p_, sh.value.deps), mode_, hidden), "    ");
     w_.put(s + hidden_line(hidden, mode_, "    "));
@@ -402,9 +409,9 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
   for (std::size_t i = 0; i < as.size(); ++i) {
     const auto& a = as[i];
     if (i) out += ", ";
-    out += "{\"kind\": " + json_string(a.kind) + ", \"name\": " + json_string(a.name) +
+    out += "{\"kind\": " + json_string(kind_name(a.kind)) + ", \"name\": " + json_string(a.name) +
            ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
-           ", \"via\": " + json_string(a.via) + "}";
+           ", \"via\": " + json_string(a.via.text()) + "}";
   }
   return out + "]";
 }
@@ -467,12 +474,16 @@ class JsonSink : public RunSink, public RowTextSink {
     results_.push_back("\n    {\"name\": " + json_string(sh.name) + ", \"value\": " + json_cell(sh.value, sh.display) +
                        ", \"unit\": " + json_string(sh.display.unit) +
                        ", \"assumptions\": " + json_assumptions(assumptions_of(p_, sh.value.deps)) +
-                       (sh.spread ? json_spread(*sh.spread, sh.display) : "") + "}");
+                       (sh.spread ? json_spread(*sh.spread, sh.display) : "") +
+                       (sh.note.empty() ? "" : ", \"note\": " + json_string(sh.note)) + "}");
   }
   static std::string json_spread(const Spread& sp, const Display& d) {
     auto v = [&](double x) { return json_cell(Value::number(Num::of_double(x)), d); };
-    std::string s = ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) +
-                    ", \"p90\": " + v(sp.p90) + ", \"samples\": " + std::to_string(sp.samples) + ", \"drivers\": [";
+    std::string s =
+        ", \"uncertainty\": {\"p10\": " + v(sp.p10) + ", \"p50\": " + v(sp.p50) + ", \"p90\": " + v(sp.p90) +
+        ", \"samples\": " + std::to_string(sp.samples) +
+        fmt::format(", \"noise_threshold\": {:.4f}, \"within_noise\": {}", sp.noise_threshold, sp.within_noise) +
+        ", \"drivers\": [";
     for (std::size_t i = 0; i < sp.drivers.size(); ++i)
       s += fmt::format("{}{{\"name\": {}, \"value\": {}, \"rank_correlation\": {:.4f}}}", i ? ", " : "",
                        json_string(sp.drivers[i].name), json_string(sp.drivers[i].value),
@@ -525,6 +536,7 @@ class JsonSink : public RunSink, public RowTextSink {
               e += (e.empty() ? "" : ", ") + fmt::format("{{\"reason\": {}, \"count\": {}}}", json_string(why), n);
             return e;
           }());
+    if (!t.stopped.empty()) s += ",\n     \"stopped\": " + json_string(t.stopped);
     s += ",\n     \"engine\": " + json_string(t.engine) + "}";
     w_.put(s);
   }
@@ -703,7 +715,8 @@ class MdSink : public RunSink, public RowTextSink {
   }
   void begin(const RunResult& h) override { w_.put("# " + md_escape(file_) + " (preset " + h.preset + ")\n"); }
   void result(const Shown& s) override {
-    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) + "\n");
+    w_.put("\n- **" + md_escape(s.name) + "** = " + md_escape(value_with_unit(s.value, s.display)) +
+           (s.note.empty() ? "" : " (" + md_escape(s.note) + ")") + "\n");
   }
   void table_begin(const Table& t) override {
     std::string s = "\n## " + md_escape(t.name) + "\n\n|";
@@ -743,7 +756,7 @@ class MdSink : public RunSink, public RowTextSink {
       if (as.empty()) continue;
       std::string l = "- `" + t.cols[c].name + "`: ";
       for (std::size_t i = 0; i < as.size(); ++i)
-        l += (i ? "; " : "") + as[i].kind + " " + as[i].name + " = " + as[i].value;
+        l += (i ? "; " : "") + std::string(kind_name(as[i].kind)) + " " + as[i].name + " = " + as[i].value;
       lines.push_back(md_escape(l));
     }
     if (!lines.empty()) {

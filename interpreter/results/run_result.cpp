@@ -121,11 +121,18 @@ void replay(const RunResult& r, RunSink& sink) {
 }
 
 bool AssumptionView::operator<(const AssumptionView& o) const {
-  static const std::map<std::string, int> order = {{"note", -1},    {"convention", 0}, {"set", 1},
-                                                   {"registry", 2}, {"default", 3},    {"approx", 4}};
-  auto rank = [&](const std::string& k) {
-    auto it = order.find(k);
-    return it == order.end() ? 9 : it->second;
+  // Printed in this order: a note first (it changes what the number means), the validation band last.
+  auto rank = [](AssumptionKind k) {
+    switch (k) {
+      case AssumptionKind::note: return -1;
+      case AssumptionKind::convention: return 0;
+      case AssumptionKind::set: return 1;
+      case AssumptionKind::registry: return 2;
+      case AssumptionKind::default_: return 3;
+      case AssumptionKind::approx: return 4;
+      case AssumptionKind::validation: return 9;
+    }
+    return 9;
   };
   const int ra = rank(kind), rb = rank(o.kind);
   return std::tie(ra, name, at, value, via) < std::tie(rb, o.name, o.at, o.value, o.via);
@@ -141,7 +148,7 @@ void append_views(const ResultScope& p, DepSet d, std::vector<AssumptionView>& o
   for (AtomId a : p.deps.atoms(d)) {
     if (!p.deps.is_assumption(a)) continue;
     const Assumption& as = p.deps.assumption(a);
-    out.push_back({kind_name(as.kind), as.name, as.value, assumption_place(p.sources, as), as.via});
+    out.push_back({as.kind, as.name, as.value, assumption_place(p.sources, as), as.via});
   }
 }
 

@@ -43,7 +43,11 @@ struct Driver {
 struct Spread {
   double p10 = 0, p50 = 0, p90 = 0;
   std::size_t samples = 0;
-  std::vector<Driver> drivers;
+  std::vector<Driver> drivers;  // beyond sampling noise, largest first
+  // |rank correlation| below this (2/sqrt(samples): zero's two-sided 95 % band) is
+  // indistinguishable from no correlation; so many inputs were left out of `drivers` for it.
+  double noise_threshold = 0;
+  std::size_t within_noise = 0;
 };
 
 struct Shown {
@@ -53,6 +57,7 @@ struct Shown {
   Display display;
   Span span;
   std::optional<Spread> spread;  // --uncertainty, when the value depends on an uncertain input
+  std::string note;              // what the reader must know about how it was found (a solve's skipped points)
 };
 
 struct Column {
@@ -105,6 +110,9 @@ struct Table {
   std::vector<SearchPoint> points;
   std::size_t points_dropped = 0;
   std::string engine;  // "exact", "binary64 compiled", "binary64 evaluator (reason)"
+  // A sweep that an error stopped after its first rows went out (RunOptions::keep_going): the
+  // error's code and message; the rows are the ones before it, the run went on.
+  std::string stopped;
 };
 
 inline constexpr std::size_t kMaxSearchPoints = 20000;
@@ -113,7 +121,8 @@ struct AssertOutcome {
   bool ok = true;
   Span span;
   std::string text;
-  std::string detail;  // "left: 67.0 h, right: 66.9 h"
+  std::string detail;     // "left: 67.0 h, right: 66.9 h", "at gpus = 64"
+  bool operands = false;  // the detail names a comparison's operands, "left" and "right"
   std::string message;
 };
 
@@ -126,11 +135,14 @@ struct RunResult {
     std::size_t index;
   };
   std::vector<Item> order;  // source order
-  std::string preset, preset_via;
+  std::string preset;
+  Via preset_via;
   std::vector<std::pair<std::string, std::string>> conventions;  // name -> choice, sorted by name
   std::size_t uncertainty_samples = 0;                           // --uncertainty N (0: off)
   std::uint64_t uncertainty_seed = 0;                            // --seed S
   std::size_t uncertain_inputs = 0;                              // uncertain literals the run could draw
+  // Statements that failed at run time while the run went on (RunOptions::keep_going), in order.
+  std::vector<Diagnostic> errors;
 };
 
 // Consecutive rows of a table held as binary64 numbers (a compiled sweep's chunk, runtime/
@@ -184,7 +196,9 @@ void replay(const RunResult& r, RunSink& sink);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
 
 struct AssumptionView {
-  std::string kind, name, value, at, via;
+  AssumptionKind kind = AssumptionKind::default_;
+  std::string name, value, at;  // at: "file:line", "command line"
+  Via via;
   bool operator<(const AssumptionView& o) const;
   bool operator==(const AssumptionView& o) const;
 };

@@ -109,11 +109,9 @@ std::vector<std::string> assumption_lines(const Program& p, DepSet d, std::size_
     }
     // A command-line value's place is "command line", which is also who set it: say it once;
     // an approximation of the arithmetic has no place.
-    const std::string where = assumption_place(p.sources, as);
-    const bool quiet_via =
-        as.via.empty() || as.via == "stdlib" || as.via == "scenario" || as.via == "arithmetic" || as.via == where;
-    std::string place = where;
-    if (!quiet_via) place += (place.empty() ? "" : ", ") + as.via;
+    const bool placed_on_command_line = as.via.kind == ViaKind::command_line && !as.at.valid();
+    std::string place = assumption_place(p.sources, as);
+    if (!quiet(as.via) && !placed_on_command_line) place += (place.empty() ? "" : ", ") + as.via.text();
     out.push_back(std::string(kind_name(as.kind)) + " " + as.name + " = " + as.value +
                   (place.empty() ? "" : " (" + place + ")"));
   }
@@ -182,7 +180,7 @@ Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validat
     a.name = "arithmetic";
     a.value = "binary64 (sweep fast path)";
   }
-  a.via = "arithmetic";
+  a.via = ViaKind::arithmetic;
   overflow_atom_ = p.deps.add_assumption(std::move(a));
   (void)overflow_deps();  // intern now, before any worker thread exists
   if (for_validation || !cfg.validation_summaries || p.validated_families.empty()) return;
@@ -193,7 +191,7 @@ Evaluator::Evaluator(Program& p, const Config& cfg, bool exact, bool for_validat
     v.name = family;
     v.value = "not evaluated";
     v.at = at;
-    v.via = "stdlib";
+    v.via = ViaKind::stdlib;
     validation_atoms_.push_back(p.deps.add_assumption(std::move(v)));
     (void)p.deps.single(validation_atoms_.back());
   }
@@ -809,13 +807,13 @@ Value Evaluator::call_function(const Expr& e, Value* slots, int depth) {
     std::size_t calls = 0;
     bool seen = false;
     for (const auto& n : err.diag.notes) {
-      const bool call_note = n.text.rfind("in the call to", 0) == 0;
+      const bool call_note = n.kind == LabelKind::call;
       calls += call_note ? 1 : 0;
       seen =
           seen || (call_note && n.span.file == e.span.file && n.span.begin == e.span.begin && n.span.end == e.span.end);
     }
     if (calls < kMaxCallNotes && !seen)
-      err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'"});
+      err.diag.notes.push_back({e.span, "in the call to '" + sym_name(decl.name) + "'", LabelKind::call});
     throw;
   }
 }

@@ -110,7 +110,9 @@ struct NotesBuilder::State {
     std::vector<Value> begin_key, end_key;
     std::vector<Value> first;    // cells on the run's first row
     std::vector<bool> has_site;  // the column depends on the site in this run
-    std::size_t seg = 0;         // the segment starting at `begin`
+    // Per column, the site's arms it was produced through on the run's first row (interned).
+    const std::vector<ArmSet>* per = nullptr;
+    std::size_t seg = 0;  // the segment starting at `begin`
   };
   struct SiteState {
     const std::vector<ArmSet>* prev = nullptr;  // per column, previous row (interned: never copied)
@@ -579,6 +581,7 @@ struct NotesBuilder::State {
     nr.first = cells();
     nr.has_site.assign(ncols, false);
     for (std::size_t c = 0; c < ncols; ++c) nr.has_site[c] = !per[c].empty();
+    nr.per = sr.interned;
     nr.seg = segs.size();  // record() opens this segment for the row
     if (!segs.empty() && segs.back().begin == index) nr.seg = segs.size() - 1;
     st.runs.push_back(std::move(nr));
@@ -633,8 +636,11 @@ struct NotesBuilder::State {
           if (!rc.moved) continue;
           for (std::size_t rj = 0; rj < st.runs.size(); ++rj) {
             const Run& other = st.runs[rj];
-            // Three rows make "pinned" evidence rather than coincidence.
+            // Three rows make "pinned" evidence rather than coincidence. A column produced
+            // through the same arms in both regimes (arms it inherits from an input, such as a
+            // solve's answer) does not change with this branch: it is not its regime's to note.
             if (rj == ri || other.end - other.begin < 3 || !other.has_site[c] || changes_in(other, c).moved) continue;
+            if (run.per && other.per && (*run.per)[c] == (*other.per)[c]) continue;
             flagged.emplace_back(c, cell(c, other.first[c]) + " where it takes " + arms_text(site, other.arms));
             moves.push_back(std::move(rc));
             break;

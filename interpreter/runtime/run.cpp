@@ -117,11 +117,13 @@ class CollectSink : public RunSink {
     mine.evaluated = t.evaluated;
     mine.infeasible = t.infeasible;
     mine.filtered = t.filtered;
+    mine.stopped = t.stopped;
   }
   void assertion(const AssertOutcome& a) override {
     r_.asserts.push_back(a);
     r_.order.push_back({RunResult::Item::K::assertion, r_.asserts.size() - 1});
   }
+  void error(const Diagnostic& d) override { r_.errors.push_back(d); }
   void end() override {}
 
  private:
@@ -134,17 +136,16 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
                          const std::vector<Stmt*>& stmts, RunSink& sink);
 
 namespace {
-// One shown value or assert: its value, or (keep_going) nullopt after handing a runtime error to
-// the sink. Ctrl-C, the output cap and internal errors always stop the run.
+// One statement or shown value: its value, or (keep_going) nullopt after handing a runtime error
+// to the sink, so what was computed before and what does not depend on it still reaches the
+// output. Ctrl-C, the output cap and internal errors always stop the run (keeps_going).
 template <typename F>
 auto kept_going(const RunOptions& opt, RunSink& sink, F&& eval) {
   using R = std::optional<decltype(eval())>;
   try {
     return R{eval()};
   } catch (DiagnosticError& e) {
-    const ErrorKind k = e.diag.kind;
-    if (!opt.keep_going || k == ErrorKind::interrupted || k == ErrorKind::limit_output || k == ErrorKind::internal)
-      throw;
+    if (!keeps_going(opt, e.diag.kind)) throw;
     sink.error(e.diag);
     return R{};
   }
@@ -161,6 +162,44 @@ void run_statements(Program& p, Checker& ck, const Config& cfg, const RunOptions
   // depth limits were chosen for, whoever calls (CLI, diff, REPL; see stack.hpp).
   run_on_pipeline_stack([&] { run_statements_here(p, ck, cfg, opt, stmts, sink); });
 }
+
+namespace {
+
+// A `solve` statement's answers, each shown labelled by what it is: NAME (a root of ==), `min NAME` /
+// `max NAME` (the smallest / largest value satisfying <= or >=); numbered when there are several.
+void show_solve(Program& p, Checker& ck, Evaluator& ev, const RunOptions& opt, RunSink& sink, Stmt* s) {
+  // Every answer, labelled by what it is: NAME (a root of ==), `min NAME` / `max NAME`
+  // (the smallest / largest value satisfying <= or >=); numbered when there are several.
+  const auto out =
+      kept_going(opt, sink, [&] { return solve_statement(ev, *s, ck.expr_type(s->value->kids.at(0).get())); });
+  if (!out) return;
+  const std::string note = skipped_text(*out, sym_name(s->name));
+  const Decl* d = p.lookup(s->name);
+  const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
+  std::map<std::string, std::size_t> count, seen;
+  for (const auto& a : out->answers) ++count[a.role];
+  for (const auto& a : out->answers) {
+    Shown x;
+    x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
+    if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
+    x.value = a.value;
+    x.type = t;
+    x.display = display_for(scope_of(p), t, a.value.n.d);
+    // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
+    const Expr& lo = *s->bindings.at(0).domains.at(0);
+    if (lo.kind == EK::num && lo.unit)
+      if (auto u = ck.resolve_unit(*lo.unit, false)) {
+        x.display.unit = lo.unit->text;
+        x.display.factor = u->factor;
+      }
+    x.span = s->span;
+    x.note = note;
+    check_displayable(p, x.value, x.type, x.display, x.span);
+    sink.result(x);
+  }
+}
+
+}  // namespace
 
 void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOptions& opt,
                          const std::vector<Stmt*>& stmts, RunSink& sink) {
@@ -228,43 +267,23 @@ void run_statements_here(Program& p, Checker& ck, const Config& cfg, const RunOp
                 return d.unit.empty() ? t : t + " " + d.unit;
               };
               a.detail = "left: " + side(l, it.expr->kids[0].get()) + ", right: " + side(r, it.expr->kids[1].get());
+              a.operands = true;
             }
             sink.assertion(a);
           }
           break;
-        case SK::solve: {
-          // Every answer, labelled by what it is: NAME (a root of ==), `min NAME` / `max NAME`
-          // (the smallest / largest value satisfying <= or >=); numbered when there are several.
-          const auto out =
-              kept_going(opt, sink, [&] { return solve_statement(ev, *s, ck.expr_type(s->value->kids.at(0).get())); });
-          if (!out) break;
-          const Decl* d = p.lookup(s->name);
-          const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
-          std::map<std::string, std::size_t> count, seen;
-          for (const auto& a : out->answers) ++count[a.role];
-          for (const auto& a : out->answers) {
-            Shown x;
-            x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
-            if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
-            x.value = a.value;
-            x.type = t;
-            x.display = display_for(scope_of(p), t, a.value.n.d);
-            // Shown in the unit the range is written in (`10 Gbps..1600 Gbps`: Gbps).
-            const Expr& lo = *s->bindings.at(0).domains.at(0);
-            if (lo.kind == EK::num && lo.unit)
-              if (auto u = ck.resolve_unit(*lo.unit, false)) {
-                x.display.unit = lo.unit->text;
-                x.display.factor = u->factor;
-              }
-            x.span = s->span;
-            check_displayable(p, x.value, x.type, x.display, x.span);
-            sink.result(x);
-          }
-          break;
-        }
+        case SK::solve: show_solve(p, ck, ev, opt, sink, s); break;
         case SK::sweep:
         case SK::search: {
-          run_sweep(p, ck, cfg, opt, *s, sink, sweep_asserts);
+          // A part of a sharded run is all of its points or an error: it does not go on.
+          if (opt.shard_out || opt.shard_in) {
+            run_sweep(p, ck, cfg, opt, *s, sink, sweep_asserts);
+            break;
+          }
+          (void)kept_going(opt, sink, [&] {
+            run_sweep(p, ck, cfg, opt, *s, sink, sweep_asserts);
+            return true;
+          });
           break;
         }
         default: break;

@@ -52,6 +52,9 @@ class ShardReader {
   [[nodiscard]] virtual const ShardCounts& counts() const = 0;
 };
 
+// Most samples --uncertainty N may ask for (a front end checks its command line against it).
+inline constexpr std::size_t kMaxUncertaintySamples = 100'000;
+
 struct RunOptions {
   std::size_t max_points = 1'000'000;    // sweep/search cap (--max-points)
   unsigned threads = 0;                  // 0: all cores
@@ -62,8 +65,10 @@ struct RunOptions {
   std::size_t shard_k = 0, shard_n = 0;  // --shard K/N (1 <= K <= N); N = 0: not sharded
   ShardWriter* shard_out = nullptr;      // a sharded run's sweeps go here, not to the sink
   ShardReader* shard_in = nullptr;       // a merge: sweeps read their points from the parts
-  // A shown value or assert that fails at run time goes to RunSink::error and the run continues
-  // with the next one (`mls run` prints what was computed, then the errors). Sweeps still stop.
+  // A statement that fails at run time (a shown value, an assert, a solve, a sweep or search)
+  // goes to RunSink::error and the run continues with the next one (`mls run` prints what was
+  // computed, then the errors). A sweep stopped after its first rows went out ends its table
+  // with Table::stopped. Not in a sharded run, whose parts are whole or an error.
   bool keep_going = false;
   // Searches also keep every feasible point's objectives (Table::points) for a picture of the
   // search among its evaluated points (`mls report`); off elsewhere, where nobody draws them.
@@ -73,5 +78,11 @@ struct RunOptions {
   std::size_t uncertainty = 0;
   std::uint64_t seed = 1;
 };
+
+// Whether an error of kind k lets the run go on (keep_going): never Ctrl-C, the output cap or an
+// internal error, which stop it.
+[[nodiscard]] inline bool keeps_going(const RunOptions& opt, ErrorKind k) {
+  return opt.keep_going && k != ErrorKind::interrupted && k != ErrorKind::limit_output && k != ErrorKind::internal;
+}
 
 }  // namespace mls

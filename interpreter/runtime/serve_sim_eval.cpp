@@ -111,6 +111,47 @@ Memo& memo() {
   return m;
 }
 
+// The simulation's result as the record serve_sim returns, each number checked and carrying `deps`.
+Value result_record(NativeEval& n, const Result& r, DepSet deps) {
+  const double values[] = {
+      r.ttft.mean,
+      r.ttft.p50,
+      r.ttft.p90,
+      r.ttft.p99,
+      r.tpot.mean,
+      r.tpot.p50,
+      r.tpot.p90,
+      r.tpot.p99,
+      r.e2e.mean,
+      r.e2e.p50,
+      r.e2e.p90,
+      r.e2e.p99,
+      r.queue.mean,
+      r.queue.p99,
+      double(r.served),
+      double(r.rejected),
+      double(r.preemptions),
+      double(r.steps),
+      double(r.slo_met),
+      r.makespan,
+      r.input_tokens,
+      r.output_tokens,
+      r.busy,
+      r.prefill_busy,
+      r.decode_busy,
+      r.mean_batch,
+      double(r.max_queue),
+      r.steady_tokens,
+      r.steady_time,
+  };
+  static_assert(std::size(values) == std::size(kOutputs));
+  RecordObj rec;
+  for (std::size_t i = 0; i < std::size(kOutputs); ++i)
+    rec.fields.emplace_back(intern(kOutputs[i]),
+                            Value::number(n.ev.number_checked(Num::of_double(values[i]), n.call, deps), deps));
+  return Value::record(std::move(rec));
+}
+
 }  // namespace
 
 Value evaluate(NativeEval& n) {
@@ -217,43 +258,7 @@ Value evaluate(NativeEval& n) {
     n.ev.fail(ErrorKind::runtime_domain, n.call.span,
               "serve_sim: no request was served (every request is longer than max_seq or the KV capacity)", deps);
 
-  const double values[] = {
-      r.ttft.mean,
-      r.ttft.p50,
-      r.ttft.p90,
-      r.ttft.p99,
-      r.tpot.mean,
-      r.tpot.p50,
-      r.tpot.p90,
-      r.tpot.p99,
-      r.e2e.mean,
-      r.e2e.p50,
-      r.e2e.p90,
-      r.e2e.p99,
-      r.queue.mean,
-      r.queue.p99,
-      double(r.served),
-      double(r.rejected),
-      double(r.preemptions),
-      double(r.steps),
-      double(r.slo_met),
-      r.makespan,
-      r.input_tokens,
-      r.output_tokens,
-      r.busy,
-      r.prefill_busy,
-      r.decode_busy,
-      r.mean_batch,
-      double(r.max_queue),
-      r.steady_tokens,
-      r.steady_time,
-  };
-  static_assert(std::size(values) == std::size(kOutputs));
-  RecordObj rec;
-  for (std::size_t i = 0; i < std::size(kOutputs); ++i)
-    rec.fields.emplace_back(intern(kOutputs[i]),
-                            Value::number(n.ev.number_checked(Num::of_double(values[i]), n.call, deps), deps));
-  return Value::record(std::move(rec));
+  return result_record(n, r, deps);
 }
 
 }  // namespace mls::servesim

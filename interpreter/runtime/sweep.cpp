@@ -318,10 +318,23 @@ class SweepRunner {
       shard(total, domains, ev, prog.get(), fast, nchunks);
       return;
     }
-    if (opt_.shard_in)
+    if (opt_.shard_in) {
       merge(total, domains, ev, fast, t, asserts, best, begun, begin_table, emit_row);
-    else
-      pipeline(total, domains, ev, prog.get(), fast, consume, 0, nchunks);
+    } else {
+      try {
+        pipeline(total, domains, ev, prog.get(), fast, consume, 0, nchunks);
+      } catch (DiagnosticError& e) {
+        // The run goes on after this sweep (keep_going): the rows already out end as a table
+        // that says where it stopped, so every format stays whole.
+        if (begun && keeps_going(opt_, e.diag.kind)) {
+          progress.done();
+          t.stopped = std::string(info(e.diag.kind).code) + ": " + e.diag.message;
+          t.notes = notes.finish();
+          sink.table_end(t);
+        }
+        throw;
+      }
+    }
     progress.done();
 
     if (t.search) {
@@ -537,7 +550,7 @@ class SweepRunner {
             out.rows.truncate(i - begin);
           else
             out.outs.resize(i - begin);
-          return;
+          break;  // the points before it are formatted as usual: they reach the output first
         }
       }
       if (compact_)
@@ -562,9 +575,10 @@ class SweepRunner {
         first_chunk, nchunks, threads,
         [&](std::size_t c, Chunk& out, Scratch& st) { compute(c, out, st.run, st.rows, st.memo, st.eval, st.cells); },
         [&](std::size_t c, Chunk& ch) {
-          // The first failing point in enumeration order decides the error: deterministic.
-          if (ch.error) fail(*ch.error);
+          // The first failing point in enumeration order decides the error: deterministic. The
+          // rows before it go out first (a run that keeps going keeps them).
           consume(ch.outs, compact_ ? &ch.rows : nullptr, c * kChunk);
+          if (ch.error) fail(*ch.error);
         });
   }
 

@@ -14,10 +14,10 @@
 #include "eval.hpp"
 #include "interpreter/results/run_result.hpp"
 #include "interpreter/semantics/config.hpp"
+#include "run_options.hpp"
 
 namespace mls {
 
-inline constexpr std::size_t kMaxUncertaintySamples = 100'000;
 // Samples times shown expressions evaluated: a run's Monte Carlo work is bounded up front.
 inline constexpr std::size_t kMaxUncertaintyEvaluations = 10'000'000;
 inline constexpr std::size_t kMaxDrivers = 3;  // inputs listed under a result

@@ -67,7 +67,8 @@ std::string Checker::dim_text(const TypeP& t) const { return describe(*t, p_.uni
 
 Diagnostic& Checker::error(ErrorKind k, Span s, std::string msg, const Env& env) {
   Diagnostic& d = p_.diags.error(k, s, std::move(msg));
-  if (!env.calls.empty() && env.calls.back().valid()) d.notes.push_back({env.calls.back(), "in this call"});
+  if (!env.calls.empty() && env.calls.back().valid())
+    d.notes.push_back({env.calls.back(), "in this call", LabelKind::call});
   return d;
 }
 
@@ -636,6 +637,7 @@ void Checker::sweep(Stmt& s) {
           TypeP t = expr(*x, env);
           if (!is_loose(*t) && t->k != Type::K::num)
             error(ErrorKind::type_mismatch, x->span, "an objective must be a number, got " + kind_word(*t), env);
+          note_expr(x.get(), t);  // its unit, for the search's chart (runtime/sweep)
         }
         break;
       case BK::top:

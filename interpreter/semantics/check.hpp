@@ -73,6 +73,7 @@ class Checker {
   TypeP binary(Expr& e, Env& env);
   TypeP call(Expr& e, Env& env);
   TypeP call_function(Expr& e, Env& env, std::uint32_t fn);
+  bool bind_arguments(Expr& e, Env& env, std::uint32_t fn, std::vector<TypeP>& passed);
   bool choice_ok(const Param& prm, const Type& t, const Expr& value, Span at, Env& env);
   TypeP match(Expr& e, Env& env);
   TypeP record(Expr& e, Env& env);

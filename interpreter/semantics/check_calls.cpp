@@ -84,7 +84,7 @@ TypeP Checker::call(Expr& e, Env& env) {
   TypeP r = impl.type(nc);
   if (!env.calls.empty() && env.calls.back().valid())
     for (std::size_t i = before; i < p_.diags.size(); ++i)
-      const_cast<Diagnostic&>(p_.diags.items()[i]).notes.push_back({env.calls.back(), "in this call"});
+      const_cast<Diagnostic&>(p_.diags.items()[i]).notes.push_back({env.calls.back(), "in this call", LabelKind::call});
   return r;
 }
 
@@ -119,10 +119,12 @@ bool Checker::choice_ok(const Param& prm, const Type& t, const Expr& value, Span
   return false;
 }
 
-TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
+// The arguments of a call of function `fn` matched to its parameters (positional, then named),
+// each checked against the parameter's annotation and choices; false if any error was reported.
+bool Checker::bind_arguments(Expr& e, Env& env, std::uint32_t fn, std::vector<TypeP>& passed) {
   const Stmt& decl = *p_.functions[fn].stmt;
   const auto& params = decl.params;
-  std::vector<TypeP> passed(params.size());
+  passed.assign(params.size(), nullptr);
   std::vector<Span> spans(params.size());
   std::vector<const Expr*> values(params.size(), nullptr);
   bool bad = false;
@@ -191,7 +193,14 @@ TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
     if (passed[i] && !params[i].choices.empty() && !is_loose(*passed[i]) &&
         !choice_ok(params[i], *passed[i], *values[i], spans[i], env))
       bad = true;
-  if (bad) return t_error();
+  return !bad;
+}
+
+TypeP Checker::call_function(Expr& e, Env& env, std::uint32_t fn) {
+  const Stmt& decl = *p_.functions[fn].stmt;
+  const auto& params = decl.params;
+  std::vector<TypeP> passed;
+  if (!bind_arguments(e, env, fn, passed)) return t_error();
   for (const auto& t : passed)
     if (t && t->k == Type::K::error) return t_error();
 

@@ -1,5 +1,6 @@
-// check_solve.cpp — the checker's rules for `solve NAME in LO..HI such that EXPR == TARGET`:
-// the range ends are numbers of one dimension (NAME's), EXPR and TARGET numbers of one dimension.
+// check_solve.cpp — the checker's rules for `solve NAME in LO..HI [by STEP] such that EXPR ==
+// TARGET`: the range ends are numbers of one dimension (NAME's), a step a plain number, EXPR and
+// TARGET numbers of one dimension.
 #include "check.hpp"
 #include "grammar/symbols.hpp"
 
@@ -23,6 +24,17 @@ TypeP Checker::solve(Stmt& s, Env& env) {
     error(ErrorKind::dim_mismatch, b.range_to->span,
           "a solve range's ends disagree: expected " + dim_text(lo) + ", got " + dim_text(hi), env)
         .help.push_back("both ends give '" + sym_name(s.name) + "' its unit");
+  // `by STEP`: a whole number of the range's dimension (dimensionless: an integer variable; the
+  // runtime refuses a step on a continuous range, whose ends it has to evaluate to tell).
+  if (b.step) {
+    const TypeP st = expr(*b.step, env);
+    if (!is_loose(*st) && (st->k != Type::K::num || !st->dim.none()))
+      error(ErrorKind::solve_decl, b.step->span,
+            "a solve step is a whole number (an integer variable's increment), got " +
+                (st->k == Type::K::num ? dim_text(st) : kind_word(*st)),
+            env)
+          .help.push_back("e.g. `solve nodes in 16..4096 by 4 such that ...`");
+  }
   if (static_cast<std::size_t>(s.nslots) > env.slots.size()) env.slots.resize(static_cast<std::size_t>(s.nslots));
   if (!b.slots.empty()) env.slots[static_cast<std::size_t>(b.slots[0])] = without_hint(lo);
   Expr& cmp = *s.value;

@@ -167,7 +167,7 @@ struct Builder {
     return s;
   }
 
-  void use(const std::string& conv, Span conv_span, const std::string& choice, Span choice_span, const std::string& via,
+  void use(const std::string& conv, Span conv_span, const std::string& choice, Span choice_span, const Via& via,
            Span at) {
     const int ci = p.convention_index(intern(conv));
     if (ci < 0) {
@@ -179,7 +179,7 @@ struct Builder {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       d.help.push_back(names.empty() ? "no convention is declared" : "the conventions are: " + all);
-      d.help.push_back(p.conventions_command + " lists them with their choices");
+      if (!p.conventions_command.empty()) d.help.push_back(p.conventions_command + " lists them with their choices");
       ok = false;
       return;
     }
@@ -198,7 +198,7 @@ struct Builder {
     cfg.conv[static_cast<std::size_t>(ci)] = ConvSel{ch, via, at, 0};
   }
 
-  void set(const std::vector<Sym>& path, Span path_span, const Expr* value, int nslots, const std::string& via) {
+  void set(const std::vector<Sym>& path, Span path_span, const Expr* value, int nslots, const Via& via) {
     std::string name;
     for (Sym s : path) name += (name.empty() ? "" : ".") + sym_name(s);
     const Decl* d = p.lookup(path.front());
@@ -212,8 +212,7 @@ struct Builder {
     a.kind = AssumptionKind::set;
     a.name = name;
     a.value = compact_text(p.sources.slice(value->span));
-    a.at =
-        value->span.valid() && p.sources.get(value->span.file).name.rfind("<command line", 0) == 0 ? Span{} : path_span;
+    a.at = value->span.valid() && p.sources.get(value->span.file).command_line ? Span{} : path_span;
     a.via = via;
     o.atom = p.deps.add_assumption(std::move(a));
     o.reads_prior = reads_prior(*value);
@@ -239,7 +238,7 @@ struct Builder {
     }
     for (auto it = chain.presets.rbegin(); it != chain.presets.rend(); ++it) {
       const PresetDef& pd = p.presets[static_cast<std::size_t>(*it)];
-      const std::string via = "preset " + sym_name(pd.name);
+      const Via via = Via::of_preset(sym_name(pd.name));
       for (const auto& item : pd.stmt->items) {
         if (item.kind == SK::use)
           use(sym_name(item.name), item.name_span, sym_name(item.choice), item.choice_span, via, item.span);
@@ -304,21 +303,21 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   b.cfg.overrides.resize(p.globals.size());
   for (std::size_t i = 0; i < p.conventions.size(); ++i) {
     const ConventionDef& c = p.conventions[i];
-    b.cfg.conv[i] = ConvSel{c.default_choice, "default", c.stmt->default_span, 0};
+    b.cfg.conv[i] = ConvSel{c.default_choice, ViaKind::default_, c.stmt->default_span, 0};
   }
   // Which preset: command line, else the scenario's `preset NAME`, else mls.
   std::string preset = kDefaultPreset;
-  std::string via = "default";
+  Via via = ViaKind::default_;
   Span preset_at;
   for (Stmt* s : p.main_stmts)
     if (s->kind == SK::preset_select && sel.scenario_choices) {
       preset = sym_name(s->name);
-      via = "scenario";
+      via = ViaKind::scenario;
       preset_at = s->name_span;
     }
   if (sel.preset) {
     preset = *sel.preset;
-    via = "command line";
+    via = ViaKind::command_line;
     preset_at = Span{};
   }
   const int pi = p.preset_index(intern(preset));
@@ -332,11 +331,11 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   // The scenario's own choices.
   for (Stmt* s : p.main_stmts) {
     if (s->kind == SK::use && sel.scenario_choices)
-      b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, "scenario", s->span);
-    if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, "scenario");
+      b.use(sym_name(s->name), s->name_span, sym_name(s->choice), s->choice_span, ViaKind::scenario, s->span);
+    if (s->kind == SK::set) b.set(s->path, s->name_span, s->value.get(), s->nslots, ViaKind::scenario);
   }
   // The command line wins.
-  for (const auto& [name, choice] : sel.uses) b.use(name, Span{}, choice, Span{}, "command line", Span{});
+  for (const auto& [name, choice] : sel.uses) b.use(name, Span{}, choice, Span{}, ViaKind::command_line, Span{});
   for (const auto& [name, text] : sel.sets) {
     std::vector<Sym> path;
     std::size_t start = 0;
@@ -352,7 +351,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
       b.ok = false;
       continue;
     }
-    const FileId f = p.sources.add("<command line: --set " + name + ">", text, false);
+    const FileId f = p.sources.add_command_line("<command line: --set " + name + ">", text);
     ExprP e = parse_expression(p.sources, f, p.diags);
     if (!e) {
       b.ok = false;
@@ -366,7 +365,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
       b.ok = false;
       continue;
     }
-    b.set(path, Span{}, e.get(), nslots, "command line");
+    b.set(path, Span{}, e.get(), nslots, ViaKind::command_line);
     Builder::cli_exprs().push_back(std::move(e));
   }
   if (b.ok && !SetCycles(p, b.cfg).check()) b.ok = false;

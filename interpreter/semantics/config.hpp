@@ -16,7 +16,7 @@ namespace mls {
 
 struct ConvSel {
   int choice = 0;
-  std::string via;  // "default", "preset mlsysim", "scenario", "command line"
+  Via via;  // default, a preset, the scenario, the command line
   Span at;
   AtomId atom = 0;
 };
@@ -57,7 +57,7 @@ struct PresetChain {
 
 struct Config {
   std::string preset;                            // "mls" unless chosen
-  std::string preset_via;                        // "default", "scenario", "command line"
+  Via preset_via;                                // default, the scenario, the command line
   std::vector<ConvSel> conv;                     // per convention
   std::vector<std::vector<Override>> overrides;  // per global, applied in order
   // Dotted names that are not a global's own value (a parameter default `distributed.efficiency`,

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "selection.hpp"
+
 namespace mls {
 
 const char* kind_name(AssumptionKind k) {
@@ -17,6 +19,38 @@ const char* kind_name(AssumptionKind k) {
     case AssumptionKind::validation: return "validation";
   }
   return "?";
+}
+
+std::string Via::text() const {
+  switch (kind) {
+    case ViaKind::none: return "";
+    case ViaKind::stdlib: return "stdlib";
+    case ViaKind::scenario: return "scenario";
+    case ViaKind::arithmetic: return "arithmetic";
+    case ViaKind::model_from_hf: return "model_from_hf";
+    case ViaKind::default_: return "default";
+    case ViaKind::preset: return "preset " + preset;
+    case ViaKind::command_line: return "command line";
+  }
+  return "?";
+}
+
+bool Via::is_default() const {
+  return kind == ViaKind::default_ || (kind == ViaKind::preset && preset == kDefaultPreset);
+}
+
+bool quiet(const Via& v, ViaListing l) {
+  switch (v.kind) {
+    case ViaKind::none:
+    case ViaKind::stdlib:
+    case ViaKind::scenario:
+    case ViaKind::arithmetic: return true;
+    case ViaKind::default_: return l == ViaListing::compact;
+    case ViaKind::model_from_hf:
+    case ViaKind::preset:
+    case ViaKind::command_line: return false;
+  }
+  return false;
 }
 
 std::string assumption_place(const Sources& src, const Assumption& a) {

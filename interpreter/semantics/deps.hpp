@@ -26,12 +26,53 @@ using AtomId = std::uint32_t;
 enum class AssumptionKind : std::uint8_t { note, convention, set, registry, default_, approx, validation };
 [[nodiscard]] const char* kind_name(AssumptionKind k);
 
+// Who chose an assumption's value (or a convention's choice, or the preset).
+enum class ViaKind : std::uint8_t {
+  none,           // nobody in particular (a note)
+  stdlib,         // written in the prelude
+  scenario,       // written in the scenario (or an input at the prompt)
+  arithmetic,     // an approximation the arithmetic made
+  model_from_hf,  // read from a Hugging Face config by model_from_hf()
+  default_,       // a convention's default choice, or the default preset
+  preset,         // a preset's `use` or `set` (Via::preset names it)
+  command_line,   // --use, --set, --preset
+};
+
+struct Via {
+  ViaKind kind = ViaKind::none;
+  std::string preset;  // ViaKind::preset: which preset
+  Via() = default;
+  Via(ViaKind k) : kind(k) {}  // NOLINT: a kind is a Via (all but `preset` need nothing more)
+  [[nodiscard]] static Via of_preset(std::string name) {
+    Via v(ViaKind::preset);
+    v.preset = std::move(name);
+    return v;
+  }
+  // As printed: "", "stdlib", "scenario", "arithmetic", "model_from_hf", "default", "preset NAME",
+  // "command line". Output only: no decision reads it back.
+  [[nodiscard]] std::string text() const;
+  // The choice nobody made: a convention's default, or the default preset (`mls`).
+  [[nodiscard]] bool is_default() const;
+  bool operator==(const Via& o) const = default;
+  // In the order of their text (the order assumption lists have always had).
+  bool operator<(const Via& o) const { return text() < o.text(); }
+};
+
+// How much of who-chose-it a listing states beside an assumption's value and place.
+enum class ViaListing : std::uint8_t {
+  full,     // `mls run`, `mls explain`, diffs: every choice someone made
+  compact,  // the REPL's one-line lists: a default goes unsaid too
+};
+// The one rule of which `via` goes unsaid: a value simply written where it is (prelude,
+// scenario), an approximation of the arithmetic, nobody; in compact listings a default as well.
+[[nodiscard]] bool quiet(const Via& v, ViaListing l = ViaListing::full);
+
 struct Assumption {
   AssumptionKind kind = AssumptionKind::default_;
   std::string name;   // "mtbf_model", "DGX_H100.nics", "reliability.R"
   std::string value;  // "node_series", "8", "300 s"
   Span at;            // where the value was written (invalid: command line)
-  std::string via;    // who chose it: "preset mlsysim", "scenario", "command line", "default"
+  Via via;            // who chose it
 };
 
 // Where an assumption was written, as "file:line"; "command line" for command-line settings and

@@ -158,7 +158,7 @@ struct Reader {
     a.name = label + "." + key;
     a.value = std::move(value);
     a.at = places.count(key) ? key_span(key) : Span{file, 0, 1};
-    a.via = "model_from_hf";
+    a.via = ViaKind::model_from_hf;
     return p.deps.add_assumption(std::move(a));
   }
   // A whole number >= `least` at `key`; nullopt (and an error, if `required`) when absent or bad.
@@ -281,57 +281,10 @@ JsonError first_json_error(const std::string& text) {
   return loc.error;
 }
 
-}  // namespace
-
-const std::vector<HfFieldSpec>& hf_field_specs() { return kSpecs; }
-
-bool load_hf_config(Program& p, const std::string& literal, Span at) {
-  if (const auto it = p.hf_configs.find(literal);
-      it != p.hf_configs.end() && it->second.first_atom < p.deps.atom_count())
-    return true;
-  const std::filesystem::path dir =
-      at.valid() ? std::filesystem::path(p.sources.get(at.file).name).parent_path() : std::filesystem::path();
-  const std::string path = (dir / literal).lexically_normal().generic_string();
-  auto text = p.reader(path);
-  if (!text) {
-    p.diags.error(ErrorKind::load_missing, at, "cannot read '" + path + "'")
-        .help.push_back("model_from_hf paths are relative to the file that calls it");
-    return false;
-  }
-  if (text->size() > kMaxConfigBytes) {
-    p.diags.error(ErrorKind::load_too_large, at, "'" + path + "' is larger than 16 MiB");
-    return false;
-  }
-  const FileId file = p.sources.add(path, std::move(*text), false);
-  const std::string& t = p.sources.get(file).text;
-  json j = json::parse(t, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    const JsonError e = first_json_error(t);
-    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
-    d.notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  }
-  if (!j.is_object()) {
-    p.diags
-        .error(ErrorKind::hf_parse, Span{file, 0, 1},
-               "a config.json is one JSON object, got " + std::string(j.type_name()))
-        .notes.push_back({at, "read by model_from_hf here"});
-    return false;
-  }
-  const auto places = top_level_places(t);
-  const std::string label = "config(" + literal + ")";
-  Reader r{p, label, file, at, j, places, "", true, {}};
-  Builder b{r, {}};
-  b.cfg.first_atom = static_cast<AtomId>(p.deps.atom_count());
-  for (const auto& s : kSpecs) b.cfg.fields.push_back({s.name, s.kind, Num::of_int(0), "", false, {}});
-  b.str("source", literal);
-  const std::string type = r.text("model_type").value_or("");
-  if (!r.ok) return false;
-  r.type = type;
-  b.str("model_type", type);
-  b.str("name", r.text("_name_or_path").value_or(std::filesystem::path(path).parent_path().filename().string()));
-  if (b.field("name").s.empty()) b.str("name", path);
-
+// The shape fields of a config of `type` (llama-like, deepseek_v3, gpt2), each from its key or a
+// stated default; an unknown type is an error naming the ones read.
+void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
+                const std::map<std::string, KeyPlace>& places) {
   const bool llama_like = type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral";
   if (llama_like || type == "deepseek_v3") {
     b.num("layers", "num_hidden_layers", true);
@@ -396,6 +349,60 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
     d.help.push_back("model_from_hf reads llama, mistral, qwen2, mixtral, deepseek_v3 and gpt2 configs");
     suggest(d, type, std::vector<std::string>{"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "gpt2"}, '"');
   }
+}
+
+}  // namespace
+
+const std::vector<HfFieldSpec>& hf_field_specs() { return kSpecs; }
+
+bool load_hf_config(Program& p, const std::string& literal, Span at) {
+  if (const auto it = p.hf_configs.find(literal);
+      it != p.hf_configs.end() && it->second.first_atom < p.deps.atom_count())
+    return true;
+  const std::filesystem::path dir =
+      at.valid() ? std::filesystem::path(p.sources.get(at.file).name).parent_path() : std::filesystem::path();
+  const std::string path = (dir / literal).lexically_normal().generic_string();
+  auto text = p.reader(path);
+  if (!text) {
+    p.diags.error(ErrorKind::load_missing, at, "cannot read '" + path + "'")
+        .help.push_back("model_from_hf paths are relative to the file that calls it");
+    return false;
+  }
+  if (text->size() > kMaxConfigBytes) {
+    p.diags.error(ErrorKind::load_too_large, at, "'" + path + "' is larger than 16 MiB");
+    return false;
+  }
+  const FileId file = p.sources.add(path, std::move(*text), false);
+  const std::string& t = p.sources.get(file).text;
+  json j = json::parse(t, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    const JsonError e = first_json_error(t);
+    auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
+    d.notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  if (!j.is_object()) {
+    p.diags
+        .error(ErrorKind::hf_parse, Span{file, 0, 1},
+               "a config.json is one JSON object, got " + std::string(j.type_name()))
+        .notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  const auto places = top_level_places(t);
+  const std::string label = "config(" + literal + ")";
+  Reader r{p, label, file, at, j, places, "", true, {}};
+  Builder b{r, {}};
+  b.cfg.first_atom = static_cast<AtomId>(p.deps.atom_count());
+  for (const auto& s : kSpecs) b.cfg.fields.push_back({s.name, s.kind, Num::of_int(0), "", false, {}});
+  b.str("source", literal);
+  const std::string type = r.text("model_type").value_or("");
+  if (!r.ok) return false;
+  r.type = type;
+  b.str("model_type", type);
+  b.str("name", r.text("_name_or_path").value_or(std::filesystem::path(path).parent_path().filename().string()));
+  if (b.field("name").s.empty()) b.str("name", path);
+
+  read_shape(b, r, type, file, places);
   // A key a letter or two away from one this model type reads is a misspelling, not a new key.
   for (const auto& [key, place] : places)
     if (std::find(r.read.begin(), r.read.end(), key) == r.read.end() && near_miss(key, r.read)) {

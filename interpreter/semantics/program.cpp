@@ -20,21 +20,6 @@ namespace {
 
 constexpr std::size_t kMaxFileBytes = 16u << 20;
 
-// Reads at most kMaxFileBytes + 1 bytes: enough to tell that a file is too large without
-// reading (or holding) all of a huge one. Devices and FIFOs are not regular files: refused.
-std::optional<std::string> read_disk(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string out;
-  char buf[1 << 16];
-  while (out.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0)
-    out.append(buf, static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) return std::nullopt;
-  return out;
-}
-
 // The text with every byte that is not ASCII replaced by '?': safe to show in a diagnostic.
 std::string ascii_only(const std::string& s) {
   std::string out(s);
@@ -61,6 +46,21 @@ bool is_literal(const Expr& e) {
   if (e.kind == EK::num || e.kind == EK::boolean || e.kind == EK::uncertain) return true;
   if (e.kind == EK::unary && e.op == Op::neg && e.kids[0]->kind == EK::num) return true;
   return false;
+}
+
+// Reads at most kMaxFileBytes + 1 bytes: enough to tell that a file is too large without
+// reading (or holding) all of a huge one. Devices and FIFOs are not regular files: refused.
+std::optional<std::string> read_disk(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string out;
+  char buf[1 << 16];
+  while (out.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0)
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return std::nullopt;
+  return out;
 }
 
 Program::Program() {

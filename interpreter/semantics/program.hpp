@@ -62,6 +62,8 @@ struct Decl {
 
 // Reads a file for `import` and for the main scenario; replaceable in tests and the fuzzer.
 using FileReader = std::function<std::optional<std::string>(const std::string& path)>;
+// The default reader: a regular file from the disk, cut after 16 MiB + 1 byte (enough to refuse it).
+[[nodiscard]] std::optional<std::string> read_disk(const std::string& path);
 
 class Program {
  public:
@@ -110,9 +112,10 @@ class Program {
   // references — `let x = x + 1` — still read the previous definition.
   enum class Redefine { no, now, after_resolve };
   std::function<Redefine(const Stmt& replacement, const Decl& old, RefKind kind)> may_redefine;
-  // How help text names the listing of conventions and their choices (tooling/listing): the
-  // command line's command unless the front end has its own (the REPL's `:conventions`).
-  std::string conventions_command = "`mls conventions`";
+  // How help text names the listing of conventions and their choices, in the front end's words
+  // (`mls conventions`, the REPL's `:conventions`), handed down through the session core; empty:
+  // that help is left out. No layer below the front ends holds their wording.
+  std::string conventions_command;
 
   // Top-level names. Changed only through bind/unbind, which keep the undo log rollback() uses.
   [[nodiscard]] const std::unordered_map<Sym, Decl>& scope() const { return scope_; }

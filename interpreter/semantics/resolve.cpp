@@ -68,7 +68,7 @@ class Resolver {
       a.name = path;
       a.value = compact_text(p_.sources.slice(e.span));
       a.at = e.span;
-      a.via = stdlib_ ? "stdlib" : "scenario";
+      a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
       e.atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       return;
     }
@@ -106,7 +106,7 @@ class Resolver {
         a.name = at.empty() ? "uncertain literal" : at;
         a.value = compact_text(p_.sources.slice(e.span));
         a.at = e.span;
-        a.via = stdlib_ ? "stdlib" : "scenario";
+        a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
         e.atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       }
       for_each_child(e, [&](Expr& k) { self(self, k, at); });
@@ -256,6 +256,7 @@ class Resolver {
         Binding& b = s.bindings.at(0);
         expr(*b.domains.at(0));
         if (b.range_to) expr(*b.range_to);
+        if (b.step) expr(*b.step);
         b.slots.push_back(push(s.name, s.name_span));
         expr(*s.value);
         break;
@@ -326,7 +327,7 @@ class Resolver {
         a.name = "note";
         a.value = e.args[0].value->str;
         a.at = e.span;
-        a.via = stdlib_ ? "stdlib" : "scenario";
+        a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
         e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       }
       if (native_branchy(impl)) {
@@ -343,7 +344,7 @@ class Resolver {
         a.name = sym_name(e.name);
         a.value = "binary64";
         a.at = e.span;
-        a.via = "arithmetic";
+        a.via = ViaKind::arithmetic;
         e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
       }
     }

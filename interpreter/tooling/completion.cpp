@@ -166,7 +166,7 @@ Completion complete_code(ReplSession& s, std::string_view line);
 
 Completion complete_meta(ReplSession& s, std::string_view line, std::size_t colon,
                          const std::vector<std::string>& meta) {
-  const Program& p = s.program();
+  const Program& p = s.core().session().prog;
   std::size_t cmd_end = colon;
   while (cmd_end < line.size() && !is_blank(line[cmd_end])) ++cmd_end;
   if (cmd_end == line.size()) {
@@ -220,7 +220,7 @@ Completion complete_meta(ReplSession& s, std::string_view line, std::size_t colo
 }
 
 Completion complete_code(ReplSession& s, std::string_view line) {
-  const Program& p = s.program();
+  const Program& p = s.core().session().prog;
   const std::size_t ws = ident_start(line, line.size());
   const std::string_view word = line.substr(ws);
   // A field: complete against the static type of the expression before the dot.

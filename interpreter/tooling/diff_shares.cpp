@@ -21,7 +21,8 @@ std::vector<const AssumptionChange*> causes_of(const DiffReport& d, const ValueD
   std::vector<const AssumptionChange*> out;
   for (const auto& k : v.because) {
     const AssumptionChange* c = d.change_of(k);
-    if (c && !c->same_value() && k.first != "approx" && k.first != "validation") out.push_back(c);
+    if (c && !c->same_value() && k.kind != AssumptionKind::approx && k.kind != AssumptionKind::validation)
+      out.push_back(c);
   }
   return out;
 }
@@ -42,28 +43,28 @@ std::optional<Selection> switched(const Selection& base, const AssumptionChange&
     return std::nullopt;
   }
   Selection s = base;
-  if (c.key.first == "convention") {
-    s.uses.emplace_back(c.key.second, target->value);
+  if (c.key.kind == AssumptionKind::convention) {
+    s.uses.emplace_back(c.key.name, target->value);
     return s;
   }
   // A setting is moved by its right-side text. Text that reads another name would be evaluated
   // with the left's value of that name: not the right side's setting when that name differs too.
-  if (mentions_name(target->value, c.key.second)) {
+  if (mentions_name(target->value, c.key.name)) {
     why = "its right-side value (" + target->value + ") reads its own earlier value";
     return std::nullopt;
   }
   for (const AssumptionChange* o : all)
-    if (o != &c && mentions_name(target->value, o->key.second)) {
-      why = "its right-side value (" + target->value + ") reads " + o->key.second + ", which differs too";
+    if (o != &c && mentions_name(target->value, o->key.name)) {
+      why = "its right-side value (" + target->value + ") reads " + o->key.name + ", which differs too";
       return std::nullopt;
     }
-  s.sets.emplace_back(c.key.second, target->value);
+  s.sets.emplace_back(c.key.name, target->value);
   return s;
 }
 
 class Splitter {
  public:
-  Splitter(Session& s, const Selection& sel, const RunResult& run, const RunOptions& opt, const DiffReport& d,
+  Splitter(Core& s, const Selection& sel, const RunResult& run, const RunOptions& opt, const DiffReport& d,
            const ShareLimits& lim)
       : s_(s), sel_(sel), run_(run), opt_(opt), d_(d), lim_(lim) {}
 
@@ -124,7 +125,7 @@ class Splitter {
   }
 
  private:
-  Session& s_;
+  Core& s_;
   const Selection& sel_;
   const RunResult& run_;
   const RunOptions& opt_;
@@ -142,7 +143,7 @@ bool shown_once(const RunResult& r, const std::string& name) {
 
 }  // namespace
 
-void split_changes(Session& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
+void split_changes(Core& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
                    DiffReport& d, const ShareLimits& lim) {
   Splitter sp(left, left_sel, left_run, opt, d, lim);
   // Values first, then cells, in the order the diff prints them: the re-run budget is spent

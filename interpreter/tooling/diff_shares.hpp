@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "driver.hpp"
+#include "core.hpp"
 #include "interpreter/results/diff.hpp"
 
 namespace mls {
@@ -18,10 +18,10 @@ struct ShareLimits {
 };
 
 // Fills `shares` (or `shares_skipped`) of every changed number of `d` with two or more causes.
-// `left` is the left side's session, evaluated under `left_sel` to `left_run`. Both sides must
+// `left` is the left side's session core, evaluated under `left_sel` to `left_run`. Both sides must
 // be the same file: with two files the formulas may differ too, and the leftover would not be
 // an interaction. Throws DiagnosticError only for Ctrl-C (interrupted).
-void split_changes(Session& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
+void split_changes(Core& left, const Selection& left_sel, const RunResult& left_run, const RunOptions& opt,
                    DiffReport& d, const ShareLimits& lim = {});
 
 }  // namespace mls

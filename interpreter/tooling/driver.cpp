@@ -1,4 +1,5 @@
-// driver.cpp — running the phases.
+// driver.cpp — what tooling reads of a configuration and a program: the atoms a comparison needs,
+// the table names `--table` selects.
 #include "driver.hpp"
 
 #include <set>
@@ -6,40 +7,8 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/results/diff.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/semantics/stack.hpp"
 
 namespace mls {
-
-bool prepare(Session& s, const std::string& path, const std::optional<std::string>& text) {
-  // Every phase recurses over the input's structure: run them on the pipeline stack, whose
-  // size the depth limits were chosen for (see stack.hpp).
-  bool result = false;
-  run_on_pipeline_stack([&] {
-    if (!s.prog.load_prelude()) return;
-    const bool ok = text ? s.prog.load_main_text(path, *text) : s.prog.load_main(path);
-    // Check even after parse or name errors: every independent error is reported in one go
-    // (unresolved names have the error type, which silences follow-on messages).
-    if (s.prog.main_file != kNoFile) s.ck.check_program();
-    result = ok && !s.prog.diags.has_errors();
-  });
-  return result;
-}
-
-std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
-                                 std::optional<Config>* cfg_out) {
-  std::optional<RunResult> result;
-  run_on_pipeline_stack([&] {
-    auto cfg = configure(s.prog, s.ck, sel);
-    if (!cfg || s.prog.diags.has_errors()) return;
-    try {
-      result = run_program(s.prog, s.ck, *cfg, opt);
-      if (cfg_out) *cfg_out = std::move(cfg);
-    } catch (DiagnosticError& e) {
-      s.prog.diags.add(std::move(e.diag));
-    }
-  });
-  return result;
-}
 
 ConfiguredAtoms configured_atoms(const Config& cfg) {
   ConfiguredAtoms c;

@@ -1,11 +1,12 @@
-// driver.hpp — the phases in order (load prelude -> load scenario -> resolve -> check ->
-// configure -> run), shared by the CLI, the REPL, diff, the tests and the fuzzer.
+// driver.hpp — the state the session core (core.hpp) works on, for tooling inside: the Program and
+// its Checker. Front ends never see it (the include check refuses this header in cli/); they hold a
+// Core, or an adapter over one (Scenario, ReplSession, Workspace).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "core.hpp"
 #include "interpreter/runtime/run.hpp"
 #include "interpreter/semantics/check.hpp"
 #include "interpreter/semantics/config.hpp"
@@ -17,14 +18,6 @@ struct Session {
   Program prog;
   Checker ck{prog};
 };
-
-// Loads the prelude and the scenario (a path, or text when `text` is given) and checks them.
-// Returns false if any phase reported an error (see s.prog.diags).
-[[nodiscard]] bool prepare(Session& s, const std::string& path, const std::optional<std::string>& text = std::nullopt);
-
-// Configures and runs; runtime errors are added to s.prog.diags and yield nullopt.
-[[nodiscard]] std::optional<RunResult> execute(Session& s, const Selection& sel, const RunOptions& opt,
-                                               std::optional<Config>* cfg_out = nullptr);
 
 // What a comparison reads of a configuration (results/diff.hpp): the assumption atoms `cfg` set
 // (convention choices, overrides, printed-name settings) and those a later setting shadows.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -275,17 +276,25 @@ std::vector<std::string> explainable_names(const Program& p, const RunResult& r)
   return names;
 }
 
-Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult& r, const std::string& name,
-                    const RunOptions& run_opt, const ExplainOptions& opt) {
-  Explanation ex;
-  ChainTracer tr(p, ck, opt);
-  auto finish = [&](Explanation& e) {
-    e.chain = std::move(tr.top);
-    e.hidden_kids = tr.top_hidden;
-    return e;
-  };
+namespace {
 
-  // 1. A shown value.
+// What one explanation works with: the program, the choices, the run's options, the tracer.
+struct Asked {
+  Program& p;
+  Checker& ck;
+  const Config& cfg;
+  const RunOptions& run_opt;
+  const ExplainOptions& opt;
+  ChainTracer& tr;
+};
+
+// 1. A shown value named `name`, evaluated again under the tracer; nullopt if none is.
+std::optional<Explanation> explain_shown(Asked& a, const RunResult& r, const std::string& name) {
+  Program& p = a.p;
+  const Config& cfg = a.cfg;
+  ChainTracer& tr = a.tr;
+  const ExplainOptions& opt = a.opt;
+  Explanation ex;
   for (const auto& s : r.results) {
     if (s.name != name) continue;
     for (const Stmt* st : p.main_stmts) {
@@ -304,18 +313,30 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
         ex.display = s.display;
         ex.formula = compact_text(p.sources.slice(it.expr->span), 160);
         ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
-        return finish(ex);
+        return ex;
       }
     }
   }
 
-  // 2. A table cell: TABLE.COLUMN[ROW].
+  return std::nullopt;
+}
+
+// 2. A table cell, TABLE.COLUMN[ROW]: the point evaluated again as the run did; nullopt if `name`
+// names no table of the run.
+std::optional<Explanation> explain_cell(Asked& a, const RunResult& r, const std::string& name) {
+  Program& p = a.p;
+  ChainTracer& tr = a.tr;
+  const ExplainOptions& opt = a.opt;
+  const RunOptions& run_opt = a.run_opt;
+  const Config& cfg = a.cfg;
+  Explanation ex;
   const std::size_t dot = name.find('.');
   const Table* table = nullptr;
   if (dot != std::string::npos)
     for (const auto& t : r.tables)
       if (t.name == name.substr(0, dot)) table = &t;
-  if (table) {
+  if (!table) return std::nullopt;
+  {
     const Table& t = *table;
     std::string col = name.substr(dot + 1), spec;
     bool has_spec = false;
@@ -393,10 +414,18 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
     ex.span = t.cols[c].span;
     ex.display = t.cols[c].display;
     ex.assumptions = assumptions_of(scope_of(p), cell.deps);
-    return finish(ex);
+    return ex;
   }
+}
 
-  // 3. A global.
+// 3. A global; anything else is unknown, said with what can be explained.
+Explanation explain_global(Asked& a, const RunResult& r, const std::string& name) {
+  Program& p = a.p;
+  Checker& ck = a.ck;
+  ChainTracer& tr = a.tr;
+  const ExplainOptions& opt = a.opt;
+  const Config& cfg = a.cfg;
+  Explanation ex;
   const Decl* d = p.lookup(intern(name));
   if (!d || d->kind != RefKind::global) {
     std::vector<std::string> shown, tables;
@@ -443,7 +472,21 @@ Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult&
   ex.span = gd.stmt->name_span;
   ex.display = written_unit ? gdisp : tr.pref.display;
   ex.assumptions = assumptions_of(scope_of(p), deep_deps(v, p.deps));
-  return finish(ex);
+  return ex;
+}
+
+}  // namespace
+
+Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult& r, const std::string& name,
+                    const RunOptions& run_opt, const ExplainOptions& opt) {
+  ChainTracer tr(p, ck, opt);
+  Asked a{p, ck, cfg, run_opt, opt, tr};
+  std::optional<Explanation> ex = explain_shown(a, r, name);
+  if (!ex) ex = explain_cell(a, r, name);
+  if (!ex) ex = explain_global(a, r, name);
+  ex->chain = std::move(tr.top);
+  ex->hidden_kids = tr.top_hidden;
+  return std::move(*ex);
 }
 
 namespace {

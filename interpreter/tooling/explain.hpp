@@ -1,12 +1,13 @@
-// explain.hpp — the formula chain of one result: which functions (and computed globals) produced
-// it, each with its arguments and value in a sensible unit, nested by call depth, and the
-// assumptions the result depends on. Used by `mls explain` and the REPL's `:explain NAME`.
+// explain.hpp — explaining one result (explanation.hpp): found by name in a run and evaluated again
+// under a tracer that records its formula chain. Internal to tooling: it reads the Program and the
+// Checker; front ends get an Explanation from Scenario or text from ReplSession.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "explanation.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/runtime/run.hpp"
 #include "interpreter/semantics/check.hpp"
@@ -24,30 +25,6 @@ struct ExplainOptions {
   Value* value = nullptr;
 };
 
-struct ExplainStep {
-  std::string text;   // "fleet_mtbf(gpus = 512)" or, for a computed global, "write_time"
-  std::string value;  // "67.0 h"
-  std::string at;     // where the function or global is defined: "stdlib/reliability.mls:12"
-  bool global = false;
-  bool cached = false;     // a global read again: its chain is shown where it was first computed
-  std::size_t repeat = 1;  // identical consecutive calls are folded
-  std::vector<ExplainStep> kids;
-  std::size_t hidden_kids = 0;  // not kept: beyond max_children
-  std::size_t hidden_deep = 0;  // not kept: beyond max_depth
-};
-
-struct Explanation {
-  std::string name;                // as asked: "fleet_512", "o1.mtbf_h[gpus=512]", "write_time"
-  std::string value;               // "67.0 h"
-  std::string what;                // "shown at rel.mls:38", "table o1, column mtbf_h, row gpus=512 (rel.mls:40)"
-  std::string formula;             // the source text of the expression or definition, compacted
-  Span span;                       // where the result is written (the show item, column or definition)
-  Display display;                 // the unit `value` is shown in
-  std::vector<ExplainStep> chain;  // top-level steps in evaluation order
-  std::size_t hidden_kids = 0;
-  std::vector<AssumptionView> assumptions;
-};
-
 // Every name `explain` accepts in a run, for did-you-mean and completion: shown labels,
 // TABLE.COLUMN forms and global names.
 [[nodiscard]] std::vector<std::string> explainable_names(const Program& p, const RunResult& r);
@@ -58,7 +35,5 @@ struct Explanation {
 [[nodiscard]] Explanation explain(Program& p, Checker& ck, const Config& cfg, const RunResult& r,
                                   const std::string& name, const RunOptions& run_opt = {},
                                   const ExplainOptions& opt = {});
-
-[[nodiscard]] std::string format_explanation(const Explanation& e);
 
 }  // namespace mls

@@ -80,14 +80,14 @@ bool current_conventions_listing(const Program& p, const Config& cfg, const std:
     err += render_unplaced(d);
   }
   if (!err.empty()) return false;
-  out = "preset " + cfg.preset + " (" + cfg.preset_via + ")\n";
+  out = "preset " + cfg.preset + " (" + cfg.preset_via.text() + ")\n";
   if (p.conventions.empty()) out += "no conventions are declared\n";
   for (std::size_t i : order) {
     const ConventionDef& c = p.conventions[i];
     const ConvSel& sel = cfg.conv[i];
     const auto& choices = c.stmt->choices;
-    std::string who = sel.via;
-    if (sel.via == "scenario") who = "use at " + p.sources.where_line(sel.at);
+    std::string who = sel.via.text();
+    if (sel.via.kind == ViaKind::scenario) who = "use at " + p.sources.where_line(sel.at);
     out += sym_name(c.name) + " = " + sym_name(choices[static_cast<std::size_t>(sel.choice)].name) + " (" + who +
            ") — " + c.stmt->str + "\n";
     std::size_t w = 0;

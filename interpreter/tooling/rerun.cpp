@@ -24,43 +24,41 @@ std::optional<double> Rerun::value(const Selection& sel, std::string& why) {
 }
 
 std::optional<Num> Rerun::number(const Selection& sel, std::string& why) {
-  const Program::Mark pm = s_.prog.begin_input();
-  const Checker::Mark cm = s_.ck.mark();
+  const std::size_t first_diag = core_.diagnostics().size();
+  const Core::Transaction t = core_.begin();
+  Session& s = core_.session();
   std::optional<Num> out;
   try {
     // Only the number is wanted: no validation summaries, whose cases (serving simulations)
     // would otherwise be evaluated again under every variant's configuration.
     Selection numbers_only = sel;
     numbers_only.validation_summaries = false;
-    auto cfg = configure(s_.prog, s_.ck, numbers_only);
-    if (cfg && !s_.prog.diags.has_errors()) {
+    if (core_.configure(numbers_only)) {
       Value v;
       ExplainOptions eo;
       eo.max_depth = 1;  // only the value is wanted
       eo.value = &v;
-      (void)explain(s_.prog, s_.ck, *cfg, base_, name_, opt_, eo);
+      (void)explain(s.prog, s.ck, *core_.config(), base_, name_, opt_, eo);
       if (v.k == Value::K::num && std::isfinite(v.n.d))
         out = v.n;
       else
         why = "the result is no longer a finite number";
     } else {
-      why = first_error(pm.diags);
+      why = first_error(first_diag);
     }
   } catch (DiagnosticError& e) {
     if (e.diag.kind == ErrorKind::interrupted) {
-      s_.ck.rollback(cm);
-      s_.prog.rollback(pm);
+      core_.rollback(t);
       throw;
     }
     why = std::string(info(e.diag.kind).code) + ": " + e.diag.message;
   }
-  s_.ck.rollback(cm);
-  s_.prog.rollback(pm);
+  core_.rollback(t);
   return out;
 }
 
 std::string Rerun::first_error(std::size_t from) const {
-  const auto& items = s_.prog.diags.items();
+  const auto& items = core_.diagnostics().items();
   for (std::size_t i = from; i < items.size(); ++i)
     if (items[i].severity == Severity::error) return std::string(info(items[i].kind).code) + ": " + items[i].message;
   return "the change could not be applied";

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "driver.hpp"
+#include "driver.hpp"  // Session, Program, Checker
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
@@ -18,12 +18,12 @@ namespace mls {
 class Rerun {
  public:
   // `name` is a result as `mls explain` accepts it (a shown label, TABLE.COLUMN[KEY=VALUE] or a
-  // global) in the run `base` of session `s`.
-  Rerun(Session& s, const RunResult& base, const std::string& name, const RunOptions& opt)
-      : s_(s), base_(base), name_(name), opt_(opt) {}
+  // global) in the run `base` of the session core `core`.
+  Rerun(Core& core, const RunResult& base, const std::string& name, const RunOptions& opt)
+      : core_(core), base_(base), name_(name), opt_(opt) {}
 
   // The result under `sel`, in base units; nullopt and `why` when the selection cannot be
-  // configured or the result is not a finite number under it. The Program and Checker are
+  // configured or the result is not a finite number under it. Each is a transaction of the core,
   // rolled back afterwards, so a variant's parsed `--set` text never outlives it and the next
   // variant starts from the run's state. Ctrl-C (interrupted) is rethrown after the rollback.
   std::optional<double> value(const Selection& sel, std::string& why);
@@ -31,9 +31,9 @@ class Rerun {
   std::optional<Num> number(const Selection& sel, std::string& why);
 
  private:
-  std::string first_error(std::size_t from) const;
+  [[nodiscard]] std::string first_error(std::size_t from) const;
 
-  Session& s_;
+  Core& core_;
   const RunResult& base_;
   const std::string& name_;
   const RunOptions& opt_;

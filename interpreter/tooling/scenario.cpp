@@ -1,5 +1,5 @@
-// scenario.cpp — Scenario over a driver Session: the phases, and the questions asked after a run
-// with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
+// scenario.cpp — Scenario over the session core: the phases are the core's; here are the questions
+// asked after a run, with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
 #include "scenario.hpp"
 
 #include "diff_shares.hpp"
@@ -14,100 +14,86 @@
 namespace mls {
 
 struct Scenario::Impl {
-  Session s;
-  std::optional<Config> cfg;  // of the last successful run
+  explicit Impl(Core::Options opt) : core(std::move(opt)) {}
+  Core core;
+
+  Program& prog() { return core.session().prog; }
+  Checker& ck() { return core.session().ck; }
 
   // `ask()`, or nullopt with its DiagnosticError (or a missing run) added to the diagnostics.
   template <class F>
   auto answer(F ask) -> std::optional<decltype(ask())> {
-    if (!cfg) {
-      s.prog.diags.add(make_diagnostic(ErrorKind::internal, Span{}, "asked about a result before a successful run"));
+    if (!core.config()) {
+      core.add(make_diagnostic(ErrorKind::internal, Span{}, "asked about a result before a successful run"));
       return std::nullopt;
     }
     try {
       return ask();
     } catch (DiagnosticError& e) {
-      s.prog.diags.add(std::move(e.diag));
+      core.add(std::move(e.diag));
       return std::nullopt;
     }
   }
 };
 
-Scenario::Scenario() : impl_(std::make_unique<Impl>()) {}
+Scenario::Scenario(Core::Options opt) : impl_(std::make_unique<Impl>(std::move(opt))) {}
 Scenario::~Scenario() = default;
 
-bool Scenario::load_prelude() { return impl_->s.prog.load_prelude(); }
+bool Scenario::load_prelude() { return impl_->core.load_prelude(); }
 
 bool Scenario::prepare(const std::string& path, const std::optional<std::string>& text) {
-  return mls::prepare(impl_->s, path, text);
+  return impl_->core.prepare(Input{path, text});
 }
 
 std::optional<RunResult> Scenario::run(const Selection& sel, const RunOptions& opt) {
-  impl_->cfg.reset();
-  return execute(impl_->s, sel, opt, &impl_->cfg);
+  if (!impl_->core.configure(sel)) return std::nullopt;
+  return impl_->core.run(opt);
 }
 
-bool Scenario::configure(const Selection& sel) {
-  Session& s = impl_->s;
-  impl_->cfg = mls::configure(s.prog, s.ck, sel);
-  if (impl_->cfg && !s.prog.diags.has_errors()) return true;
-  impl_->cfg.reset();
-  return false;
-}
+bool Scenario::configure(const Selection& sel) { return impl_->core.configure(sel); }
+std::optional<RunResult> Scenario::run(const RunOptions& opt) { return impl_->core.run(opt); }
+bool Scenario::run(const RunOptions& opt, RunSink& sink) { return impl_->core.run(opt, sink); }
 
-std::optional<RunResult> Scenario::run(const RunOptions& opt) {
-  return impl_->answer([&] { return run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt); });
-}
-
-bool Scenario::run(const RunOptions& opt, RunSink& sink) {
-  return impl_
-      ->answer([&] {
-        run_program(impl_->s.prog, impl_->s.ck, *impl_->cfg, opt, sink);
-        return true;
-      })
-      .has_value();
-}
-
-ResultScope Scenario::scope() const { return scope_of(impl_->s.prog); }
-std::vector<std::string> Scenario::table_names() const { return csv_table_names(impl_->s.prog); }
-DepSet Scenario::dep_set(std::vector<AtomId> atoms) { return impl_->s.prog.deps.of(std::move(atoms)); }
+ResultScope Scenario::scope() const { return impl_->core.scope(); }
+std::vector<std::string> Scenario::table_names() const { return impl_->core.table_names(); }
+DepSet Scenario::dep_set(std::vector<AtomId> atoms) { return impl_->prog().deps.of(std::move(atoms)); }
 
 std::optional<Explanation> Scenario::explain(const RunResult& r, const std::string& name, const RunOptions& opt) {
-  return impl_->answer([&] { return mls::explain(impl_->s.prog, impl_->s.ck, *impl_->cfg, r, name, opt); });
+  return impl_->answer([&] { return mls::explain(impl_->prog(), impl_->ck(), *impl_->core.config(), r, name, opt); });
 }
 
 std::optional<Sensitivity> Scenario::sensitivity(const Selection& sel, const RunResult& r, const std::string& name,
                                                  const RunOptions& opt) {
-  return impl_->answer([&] { return mls::sensitivity(impl_->s, sel, *impl_->cfg, r, name, opt); });
+  return impl_->answer([&] { return mls::sensitivity(impl_->core, sel, r, name, opt); });
 }
 
 bool Scenario::split_changes(const Selection& sel, const RunResult& r, const RunOptions& opt, DiffReport& d) {
   return impl_
       ->answer([&] {
-        mls::split_changes(impl_->s, sel, r, opt, d);
+        mls::split_changes(impl_->core, sel, r, opt, d);
         return true;
       })
       .has_value();
 }
 
 std::string Scenario::report_html(const RunResult& r, const ReportInfo& info) {
-  return mls::report_html(scope_of(impl_->s.prog), r, info);
+  return mls::report_html(scope_of(impl_->prog()), r, info);
 }
 
 DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
   auto atoms = [](const ComparedSide& c) {
-    const Scenario::Impl& in = *c.scenario->impl_;
-    return in.cfg ? std::optional<ConfiguredAtoms>(configured_atoms(*in.cfg)) : std::nullopt;
+    Scenario::Impl& in = *c.scenario->impl_;
+    return in.core.config() ? std::optional<ConfiguredAtoms>(configured_atoms(*in.core.config())) : std::nullopt;
   };
   const std::optional<ConfiguredAtoms> la = atoms(left), ra = atoms(right);
   auto side = [](const ComparedSide& c, const std::optional<ConfiguredAtoms>& a) {
-    return DiffSide{scope_of(c.scenario->impl_->s.prog), a ? &*a : nullptr, c.run, c.file, c.label};
+    return DiffSide{scope_of(c.scenario->impl_->prog()), a ? &*a : nullptr, c.run, c.file, c.label};
   };
   return diff_runs(side(left, la), side(right, ra));
 }
 
 std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
-  const Deps& deps = impl_->s.prog.deps;
+  const Deps& deps = impl_->prog().deps;
   std::vector<Assumption> out;
   for (AtomId a : deps.atoms(d))
     if (deps.is_assumption(a)) out.push_back(deps.assumption(a));
@@ -115,7 +101,7 @@ std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
 }
 
 std::vector<std::string> Scenario::convention_choices(const std::string& name) const {
-  const Program& p = impl_->s.prog;
+  const Program& p = impl_->prog();
   const int ci = p.convention_index(intern(name));
   std::vector<std::string> out;
   if (ci < 0) return out;
@@ -123,12 +109,12 @@ std::vector<std::string> Scenario::convention_choices(const std::string& name) c
   return out;
 }
 
-std::string Scenario::conventions_listing() const { return mls::conventions_listing(impl_->s.prog); }
-std::string Scenario::presets_listing() const { return mls::presets_listing(impl_->s.prog); }
+std::string Scenario::conventions_listing() const { return mls::conventions_listing(impl_->prog()); }
+std::string Scenario::presets_listing() const { return mls::presets_listing(impl_->prog()); }
 
 std::vector<std::string> Scenario::list_entries(const std::string& list) const {
   std::vector<std::string> out;
-  for (const auto& g : impl_->s.prog.globals) {
+  for (const auto& g : impl_->prog().globals) {
     if (sym_name(g.name) != list || !g.stdlib || !g.stmt || !g.stmt->value) continue;
     for (const auto& e : g.stmt->value->kids)
       if (e->kind == EK::name) out.push_back(sym_name(e->name));
@@ -136,8 +122,8 @@ std::vector<std::string> Scenario::list_entries(const std::string& list) const {
   return out;
 }
 
-void Scenario::add(Diagnostic d) { impl_->s.prog.diags.add(std::move(d)); }
-const Diagnostics& Scenario::diagnostics() const { return impl_->s.prog.diags; }
-const Sources& Scenario::sources() const { return impl_->s.prog.sources; }
+void Scenario::add(Diagnostic d) { impl_->prog().diags.add(std::move(d)); }
+const Diagnostics& Scenario::diagnostics() const { return impl_->prog().diags; }
+const Sources& Scenario::sources() const { return impl_->prog().sources; }
 
 }  // namespace mls

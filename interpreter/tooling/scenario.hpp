@@ -1,7 +1,8 @@
-// scenario.hpp — the command line's facade (issue #20): one scenario prepared (prelude, scenario,
-// resolve, check), run under a selection, and asked about (explain, sensitivity, the listings).
-// A front end holds a Scenario, never the Program or the Checker inside it; what went wrong is
-// in diagnostics() as structured Diagnostics, drawn over sources().
+// scenario.hpp — the command line's facade (issue #20): one scenario prepared, run under a selection
+// and asked about (explain, sensitivity, the listings). The phases are the session core's
+// (core.hpp); a Scenario adds the questions asked after a run. A front end holds a Scenario, never
+// the Program or the Checker inside it; what went wrong is in diagnostics() as structured
+// Diagnostics, drawn over sources().
 #pragma once
 
 #include <memory>
@@ -9,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/results/run_result.hpp"
-#include "interpreter/runtime/run_options.hpp"
-#include "interpreter/semantics/selection.hpp"
+#include "core.hpp"
 
 namespace mls {
 
@@ -27,7 +26,8 @@ struct ComparedSide;
 
 class Scenario {
  public:
-  Scenario();
+  // `opt`: the front end's wording and file reader (Core::Options).
+  explicit Scenario(Core::Options opt = {});
   ~Scenario();
   Scenario(const Scenario&) = delete;
   Scenario& operator=(const Scenario&) = delete;

@@ -140,8 +140,10 @@ std::optional<double> Sensitivity::change(double v) const {
   return (v - base) / std::abs(base);
 }
 
-Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, const RunResult& base,
-                        const std::string& name, const RunOptions& run_opt, double step) {
+Sensitivity sensitivity(Core& core, const Selection& sel, const RunResult& base, const std::string& name,
+                        const RunOptions& run_opt, double step) {
+  Session& s = core.session();
+  const Config& cfg = *core.config();
   Sensitivity r;
   r.step = step;
   // The result as the run has it, with its assumptions (explain's lookup and messages).
@@ -156,23 +158,23 @@ Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, con
   r.base = v.n.d;
   r.shown = ex.value;
   r.display = ex.display;
-  Rerun mover(s, base, name, run_opt);
+  Rerun mover(core, base, name, run_opt);
   // One entry per name: a parameter set in the scenario and again on the command line is one input.
   std::map<std::string, std::vector<const AssumptionView*>> settings;
   std::vector<std::string> order;
   for (const auto& a : ex.assumptions) {
-    if (a.kind == "approx" || a.kind == "validation") {
-      r.not_inputs.push_back(a.kind + " " + a.name);
+    if (a.kind == AssumptionKind::approx || a.kind == AssumptionKind::validation) {
+      r.not_inputs.push_back(std::string(kind_name(a.kind)) + " " + a.name);
       continue;
     }
-    if (a.kind != "convention") {
+    if (a.kind != AssumptionKind::convention) {
       if (settings[a.name].empty()) order.push_back(a.name);
       settings[a.name].push_back(&a);
       continue;
     }
     SensitivityEntry e;
     e.convention = true;
-    e.source = a.kind;
+    e.source = kind_name(a.kind);
     e.name = a.name;
     e.value = a.value;
     e.choice = a.value;
@@ -193,7 +195,7 @@ Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, con
   for (const auto& n : order) {
     const auto& group = settings[n];
     SensitivityEntry e;
-    e.source = group[0]->kind;
+    e.source = kind_name(group[0]->kind);
     e.name = n;
     e.at = group[0]->at;
     for (const auto* a : group) e.value += (e.value.empty() ? "" : "; ") + a->value;

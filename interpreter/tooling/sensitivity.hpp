@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
+#include "core.hpp"
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
@@ -61,10 +61,10 @@ struct Sensitivity {
 };
 
 // The result `name` (a shown label, TABLE.COLUMN[KEY=VALUE] or a global, as `mls explain`
-// accepts) of the run `base` of session `s` under `sel`, which configured to `cfg`. Throws DiagnosticError as explain
-// does (name.unknown) and type.mismatch when the result is not a number.
-[[nodiscard]] Sensitivity sensitivity(Session& s, const Selection& sel, const Config& cfg, const RunResult& base,
-                                      const std::string& name, const RunOptions& run_opt, double step = 0.1);
+// accepts) of the run `base` of the core `core`, configured under `sel`. Throws DiagnosticError as
+// explain does (name.unknown) and type.mismatch when the result is not a number.
+[[nodiscard]] Sensitivity sensitivity(Core& core, const Selection& sel, const RunResult& base, const std::string& name,
+                                      const RunOptions& run_opt, double step = 0.1);
 
 // `top`: ranked entries listed at most (the rest are counted); skipped inputs are always listed.
 [[nodiscard]] std::string format_sensitivity_text(const Sensitivity& r, std::size_t top);

@@ -1,6 +1,7 @@
-// session.cpp — incremental, transactional inputs for `mls repl`: each input is added to the
-// program (declare, resolve, check), the Config is rebuilt when a choice changed, and the input's
-// statements run; any error undoes the whole input. `ans` is a hidden global per answer.
+// session.cpp — `mls repl` over the session core: each input is one transaction of the core (added,
+// checked, its choices rebuilt when one changed, its statements run; any error undoes all of it);
+// here the REPL adds what it prints of an input (definitions, choice changes), `ans` (a hidden
+// global per answer), redefinition at the prompt and advice fitted to the prompt.
 #include "session.hpp"
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include "grammar/parse.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/runtime/interrupt.hpp"
-#include "listing.hpp"
+#include "session_text.hpp"
 
 namespace mls {
 
@@ -78,33 +79,20 @@ bool Outcome::asserts_failed() const {
   return std::any_of(run.asserts.begin(), run.asserts.end(), [](const AssertOutcome& a) { return !a.ok; });
 }
 
-// What restore() needs to undo an input. The Config is not copied: an input either replaces it
-// (configure() builds a new one) or only appends empty override lists for its new globals.
-struct ReplSession::Snapshot {
-  Program::Mark prog;
-  Checker::Mark ck;
-  std::shared_ptr<Config> cfg;
-  std::size_t overrides;
-  bool dirty;
-};
-
-ReplSession::ReplSession(RunOptions opt, std::string input_name)
+ReplSession::ReplSession(RunOptions opt, std::string input_name, Core::Options core_opt)
     : renderer([](const Sources& src, const Diagnostic& d) { return render(src, d); }),
       opt_(opt),
       input_name_(std::move(input_name)),
-      s_(std::make_unique<Session>()) {
-  install_hooks(s_->prog);
-}
+      core_opt_(std::move(core_opt)),
+      core_(fresh_core()) {}
 
 ReplSession::~ReplSession() = default;
 
-std::string ReplSession::render_diagnostic(const Diagnostic& d) const { return renderer(s_->prog.sources, d); }
-Program& ReplSession::program() { return s_->prog; }
-Checker& ReplSession::checker() { return s_->ck; }
+std::string ReplSession::render_diagnostic(const Diagnostic& d) const { return renderer(core_->sources(), d); }
 
-void ReplSession::install_hooks(Program& p) {
-  // Help that points to the listing of conventions names the prompt's command.
-  p.conventions_command = kReplConventionsCommand;
+std::unique_ptr<Core> ReplSession::fresh_core() {
+  auto core = std::make_unique<Core>(core_opt_);
+  Program& p = core->session().prog;
   // Names typed at the prompt can be redefined (the new definition serves later inputs; earlier
   // definitions keep the one they were resolved against, as in ML toplevels). Names from the
   // prelude and from files cannot: formulas there refer to them, and `set` is the way to change
@@ -118,55 +106,10 @@ void ReplSession::install_hooks(Program& p) {
     if (kind == RefKind::global && s.value && mentions(*s.value, s.name)) return Program::Redefine::after_resolve;
     return Program::Redefine::now;
   };
+  return core;
 }
 
-ReplSession::Snapshot ReplSession::take() {
-  return Snapshot{s_->prog.begin_input(), s_->ck.mark(), cfg_, cfg_ ? cfg_->overrides.size() : 0, dirty_};
-}
-
-void ReplSession::restore(const Snapshot& s) {
-  s_->ck.rollback(s.ck);
-  s_->prog.rollback(s.prog);
-  cfg_ = s.cfg;
-  if (cfg_ && cfg_->overrides.size() > s.overrides) cfg_->overrides.resize(s.overrides);
-  dirty_ = s.dirty;
-}
-
-// The input succeeded: it stays, and its undo entries go (nothing rolls back past it any more).
-void ReplSession::accept(const Snapshot& s) { s_->prog.commit(s.prog); }
-
-ReplSession::Counts ReplSession::counts() const {
-  const Program& p = s_->prog;
-  return {p.globals.size(), p.functions.size(), p.presets.size(), p.conventions.size(), p.main_stmts.size()};
-}
-
-void ReplSession::check_new(const Counts& before) {
-  Program& p = s_->prog;
-  s_->ck.check_added(before.globals, before.functions, before.presets);
-  for (std::size_t i = before.main; i < p.main_stmts.size(); ++i) s_->ck.check_stmt(*p.main_stmts[i]);
-}
-
-bool ReplSession::ensure_config() {
-  Program& p = s_->prog;
-  if (cfg_ && !dirty_ && cfg_->conv.size() == p.conventions.size()) {
-    // New globals have no overrides until a `set` names them (which marks the Config dirty).
-    if (cfg_->overrides.size() < p.globals.size()) cfg_->overrides.resize(p.globals.size());
-    return true;
-  }
-  const std::size_t before = p.diags.size();
-  auto c = configure(p, s_->ck, Selection{});
-  for (std::size_t i = before; i < p.diags.size(); ++i)
-    if (p.diags.items()[i].severity == Severity::error) return false;
-  if (!c) return false;
-  cfg_ = std::make_shared<Config>(std::move(*c));
-  dirty_ = false;
-  return true;
-}
-
-const Config* ReplSession::config() {
-  if (ensure_config()) return &*cfg_;
-  return nullptr;
-}
+const Config* ReplSession::config() { return core_->ensure_configured() ? core_->config() : nullptr; }
 
 std::string ReplSession::render_from(const Sources& src, const Diagnostics& diags, std::size_t first,
                                      int& exit_code) const {
@@ -185,13 +128,15 @@ std::string ReplSession::render_from(const Sources& src, const Diagnostics& diag
 }
 
 void ReplSession::explain_failure(std::size_t first_diag) {
-  Program& p = s_->prog;
+  Program& p = core_->session().prog;
   for (std::size_t i = first_diag; i < p.diags.size(); ++i) {
     auto& d = const_cast<Diagnostic&>(p.diags.items()[i]);
     if (d.kind == ErrorKind::name_unknown && d.subject == "ans") {
       d.help.clear();  // a did-you-mean ('abs') would only distract
       d.suggestions.clear();
       d.help.push_back("`ans` is the last answer; nothing has been shown yet");
+    } else if (d.kind == ErrorKind::parse_syntax && d.subject == "import") {
+      d.help.push_back("at the prompt, `:load FILE` loads a file");
     } else if (d.kind == ErrorKind::name_duplicate && !d.subject.empty()) {
       // At the prompt the file-oriented advice is wrong: say what can be redefined and how to
       // change a parameter instead.
@@ -205,85 +150,35 @@ void ReplSession::explain_failure(std::size_t first_diag) {
   }
 }
 
-Outcome ReplSession::fail(Outcome out, const Snapshot& snap) {
-  Program& p = s_->prog;
-  explain_failure(snap.prog.diags);
+Outcome ReplSession::fail(Outcome out, Core::Transaction t, std::size_t first_diag) {
+  explain_failure(first_diag);
   // Render before the rollback: the failed input's text is still in Sources.
-  out.diagnostics = render_from(p.sources, p.diags, snap.prog.diags, out.exit_code);
+  out.diagnostics = render_from(core_->sources(), core_->diagnostics(), first_diag, out.exit_code);
   if (out.exit_code == 0) out.exit_code = 65;
   out.status = Outcome::Status::failed;
   out.defined.clear();
   out.run = RunResult{};
   out.bare.clear();
   out.changes.clear();
-  restore(snap);
+  core_->rollback(t);
   return out;
 }
 
-Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, bool final, const std::string& name) {
-  Outcome out;
-  Program& p = s_->prog;
-  Checker& ck = s_->ck;
-  const Snapshot snap = take();
-  if (const auto bad = first_non_text(text)) {
-    // Reported on a copy with every byte above ASCII shown as '?': the bytes that are not
-    // UTF-8 never reach the terminal (they once came back in a parse.unclosed excerpt).
-    std::string safe(text);
-    for (char& c : safe)
-      if (static_cast<unsigned char>(c) >= 0x80 || c == 0) c = '?';
-    const FileId f = p.sources.add(name.empty() ? input_name_ : name, std::move(safe), false, first_line);
-    const auto at = static_cast<std::uint32_t>(*bad);
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[*bad]));
-    p.diags.error(
-        ErrorKind::load_binary, Span{f, at, at + 1},
-        text[*bad] == 0 ? std::string("not UTF-8 text: a NUL byte") : std::string("not UTF-8 text: byte ") + hex);
-    return fail(std::move(out), snap);
-  }
-  const FileId file = p.sources.add(name.empty() ? input_name_ : name, text, false, first_line);
-  bool incomplete = false;
-  Module m = parse_repl(p.sources, file, p.diags, incomplete, final);
-  if (incomplete) {
-    restore(snap);
-    out.status = Outcome::Status::incomplete;
-    return out;
-  }
-  for (const Stmt& s : m.stmts)
-    if (s.kind == SK::import_)
-      p.diags.error(ErrorKind::parse_syntax, s.span, "`import` belongs in files")
-          .help.push_back("at the prompt, `:load FILE` loads a file");
-  if (p.diags.has_errors()) return fail(std::move(out), snap);
-  if (m.stmts.empty()) {  // blank or only comments
-    restore(snap);
-    return out;
-  }
-  bool choice_stmt = false;
-  for (const Stmt& s : m.stmts)
-    if (s.kind == SK::use || s.kind == SK::set || s.kind == SK::preset_select) choice_stmt = true;
-
-  const Counts before = counts();
-  if (!p.add_module(std::move(m), true)) return fail(std::move(out), snap);
-  check_new(before);
-  if (p.diags.has_errors()) return fail(std::move(out), snap);
-
-  // Choices: rebuild the Config if a statement may have changed one, and report what moved.
-  if (choice_stmt) dirty_ = true;
-  const std::shared_ptr<const Config> prev = cfg_;
-  if (!ensure_config()) return fail(std::move(out), snap);
-  if (prev) out.changes = choice_changes(p, *prev, *cfg_, before.main);
-
-  std::vector<Stmt*> stmts(p.main_stmts.begin() + static_cast<std::ptrdiff_t>(before.main), p.main_stmts.end());
-  const Stmt* defining = nullptr;  // the definition being evaluated (run_statements places its own errors)
-  try {
-    // Values of the input's definitions, evaluated now: a runtime error (1/0) fails the input
-    // here rather than at some later use.
-    // (An Evaluator adds an assumption atom for itself: make one only when needed.)
-    std::optional<Evaluator> evaluator;
-    auto eval = [&]() -> Evaluator& { return evaluator ? *evaluator : evaluator.emplace(p, *cfg_, true); };
-    for (Stmt* s : stmts) {
-      defining = s;
+// The values of the input's definitions, evaluated now: a runtime error (1/0) fails the input
+// here rather than at some later use. Throws DiagnosticError.
+void ReplSession::evaluate_definitions(Core::Transaction t, std::size_t first_global, Outcome& out) {
+  Program& p = core_->session().prog;
+  Checker& ck = core_->session().ck;
+  const Config& cfg = *core_->config();
+  // (An Evaluator adds an assumption atom for itself: make one only when needed.)
+  std::optional<Evaluator> evaluator;
+  auto eval = [&]() -> Evaluator& { return evaluator ? *evaluator : evaluator.emplace(p, cfg, true); };
+  const std::size_t first = p.main_stmts.size() - core_->statements_added(t);
+  for (std::size_t k = first; k < p.main_stmts.size(); ++k) {
+    Stmt* s = p.main_stmts[k];
+    try {
       if (s->kind == SK::let && !s->has_params) {
-        for (std::size_t g = before.globals; g < p.globals.size(); ++g)
+        for (std::size_t g = first_global; g < p.globals.size(); ++g)
           if (p.globals[g].stmt == s)
             out.defined.push_back({sym_name(s->name), is_literal(*s->value),
                                    eval().global(static_cast<std::uint32_t>(g)), p.globals[g].type,
@@ -292,32 +187,33 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
         const Decl* d = p.lookup(s->path.front());
         if (!d || d->kind != RefKind::global) continue;
         Value v = eval().global(d->index);
-        TypeP t = ck.global_type(d->index);
+        TypeP ty = ck.global_type(d->index);
         std::string label = sym_name(s->path.front());
-        for (std::size_t i = 1; i < s->path.size() && v.k == Value::K::record && t; ++i) {
+        for (std::size_t i = 1; i < s->path.size() && v.k == Value::K::record && ty; ++i) {
           const Value* f = v.rec().get(s->path[i]);
-          const TypeP* ft = t->field(s->path[i]);
+          const TypeP* ft = ty->field(s->path[i]);
           if (!f || !ft) break;
           v = *f;
-          t = *ft;
+          ty = *ft;
           label += "." + sym_name(s->path[i]);
         }
-        out.defined.push_back({label, is_literal(*s->value), v, t, written_display(ck, *s->value), s->span});
+        out.defined.push_back({label, is_literal(*s->value), v, ty, written_display(ck, *s->value), s->span});
       }
+    } catch (DiagnosticError& e) {
+      // Ctrl-C while a definition was evaluated: said at that definition, not wherever it landed.
+      if (e.diag.kind == ErrorKind::interrupted) e.diag = interrupted_diagnostic(s->span);
+      throw;
     }
-    defining = nullptr;
-    out.run = run_statements(p, ck, *cfg_, opt_, stmts);
-  } catch (DiagnosticError& e) {
-    // Ctrl-C while a definition was evaluated: said at that definition, not wherever it landed.
-    if (e.diag.kind == ErrorKind::interrupted && defining) e.diag = interrupted_diagnostic(defining->span);
-    p.diags.add(std::move(e.diag));
-    return fail(std::move(out), snap);
   }
+}
 
-  // Which results come from bare expressions (printed as "= value").
-  const ShowItem* last = nullptr;
+// Which results of the input come from bare expressions (printed as "= value"); `last` is the
+// last shown item, which becomes `ans`.
+void ReplSession::mark_bare(Core::Transaction t, Outcome& out, const ShowItem*& last) {
+  const Program& p = core_->session().prog;
   std::vector<std::pair<FileId, std::uint32_t>> bare_items;
-  for (Stmt* s : stmts) {
+  for (std::size_t k = p.main_stmts.size() - core_->statements_added(t); k < p.main_stmts.size(); ++k) {
+    const Stmt* s = p.main_stmts[k];
     if (s->kind != SK::show) continue;
     for (const auto& it : s->shows) last = &it;
     if (s->shows.size() == 1 && s->span.begin == s->shows[0].expr->span.begin)
@@ -326,12 +222,52 @@ Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, b
   for (const auto& r : out.run.results)
     out.bare.push_back(std::find(bare_items.begin(), bare_items.end(), std::make_pair(r.span.file, r.span.begin)) !=
                        bare_items.end());
-  if (last && !define_ans(*last)) return fail(std::move(out), snap);
+}
+
+Outcome ReplSession::submit(const std::string& text, std::uint32_t first_line, bool final, bool command_line) {
+  Outcome out;
+  Core& core = *core_;
+  Program& p = core.session().prog;
+  const std::size_t first_diag = core.diagnostics().size();
+  const std::size_t first_global = p.globals.size();
+  const Core::Transaction t = core.begin();
+  const Core::Added added =
+      core.add_text(TextInput{command_line ? "<command line>" : input_name_, text, first_line, final, command_line});
+  if (added == Core::Added::incomplete) {
+    core.rollback(t);
+    out.status = Outcome::Status::incomplete;
+    return out;
+  }
+  if (added == Core::Added::failed) return fail(std::move(out), t, first_diag);
+  if (core.statements_added(t) == 0) {  // blank or only comments
+    core.rollback(t);
+    return out;
+  }
+  if (!core.check()) return fail(std::move(out), t, first_diag);
+
+  // Choices: rebuilt if a statement may have changed one; what moved is reported.
+  const std::shared_ptr<const Config> prev = core.shared_config();
+  if (!core.ensure_configured()) return fail(std::move(out), t, first_diag);
+  if (prev) out.changes = choice_changes(p, *prev, *core.config(), p.main_stmts.size() - core.statements_added(t));
+
+  try {
+    evaluate_definitions(t, first_global, out);
+  } catch (DiagnosticError& e) {
+    core.add(std::move(e.diag));
+    return fail(std::move(out), t, first_diag);
+  }
+  auto run = core.run_added(t, opt_);
+  if (!run) return fail(std::move(out), t, first_diag);
+  out.run = std::move(*run);
+
+  const ShowItem* last = nullptr;
+  mark_bare(t, out, last);
+  if (last && !define_ans(*last)) return fail(std::move(out), t, first_diag);
 
   // Warnings are shown once; diagnostics never outlive their input.
-  out.diagnostics = render_from(p.sources, p.diags, snap.prog.diags, out.exit_code);
-  p.diags.truncate(snap.prog.diags);
-  accept(snap);
+  out.diagnostics = render_from(core.sources(), core.diagnostics(), first_diag, out.exit_code);
+  p.diags.truncate(first_diag);
+  core.commit(t);
   return out;
 }
 
@@ -339,7 +275,7 @@ bool ReplSession::define_ans(const ShowItem& item) {
   // `ans` is a copy of the last shown expression, resolved where it was typed, so it follows
   // later `:use` like every other formula (and `:explain ans`, `:diff ans` work). It is declared
   // under a hidden name first — `ans * 2` must refer to the previous answer — then aliased.
-  Program& p = s_->prog;
+  Program& p = core_->session().prog;
   // A bare global name (`x`, or `ans` itself): `ans` is that global, no copy needed.
   if (item.expr->kind == EK::name && item.expr->ref.kind == RefKind::global) {
     p.bind(intern("ans"), Decl{RefKind::global, item.expr->ref.index, item.expr->span});
@@ -358,10 +294,7 @@ bool ReplSession::define_ans(const ShowItem& item) {
   const Sym hidden = intern(kAnswerPrefix + std::to_string(++answers_));
   m.stmts[0].name = hidden;
   m.stmts[0].literals_are_assumptions = false;
-  const Counts before = counts();
-  if (!p.add_module(std::move(m), false)) return false;
-  check_new(before);
-  if (p.diags.has_errors()) return false;
+  if (!p.add_module(std::move(m), false) || !core_->check()) return false;
   const Sym ans = intern("ans");
   const Decl d = p.scope().at(hidden);
   p.unbind(hidden);
@@ -372,21 +305,19 @@ bool ReplSession::define_ans(const ShowItem& item) {
   return true;
 }
 
-bool ReplSession::load_into(Session& s, const std::string& path, std::string& message) {
-  Program& p = s.prog;
-  const Counts before{p.globals.size(), p.functions.size(), p.presets.size(), p.conventions.size(),
-                      p.main_stmts.size()};
-  if (!p.load_main(path)) return false;
-  s.ck.check_added(before.globals, before.functions, before.presets);
+bool ReplSession::load_into(Core& core, const std::string& path, std::string& message) {
+  const Program& p = core.session().prog;
+  const std::size_t globals = p.globals.size(), functions = p.functions.size(), conventions = p.conventions.size(),
+                    presets = p.presets.size(), main = p.main_stmts.size();
+  if (!core.add_main(Input{path, std::nullopt})) return false;
+  if (!core.check()) return false;
   std::size_t statements = 0;
-  for (std::size_t i = before.main; i < p.main_stmts.size(); ++i) {
-    s.ck.check_stmt(*p.main_stmts[i]);
+  for (std::size_t i = main; i < p.main_stmts.size(); ++i) {
     const SK k = p.main_stmts[i]->kind;
     if (k == SK::show || k == SK::assert_ || k == SK::sweep || k == SK::search) ++statements;
   }
-  if (p.diags.has_errors()) return false;
-  const std::size_t defs = (p.globals.size() - before.globals) + (p.functions.size() - before.functions) +
-                           (p.conventions.size() - before.conventions) + (p.presets.size() - before.presets);
+  const std::size_t defs = (p.globals.size() - globals) + (p.functions.size() - functions) +
+                           (p.conventions.size() - conventions) + (p.presets.size() - presets);
   message = "loaded " + path + ": " + std::to_string(defs) + " definition" + (defs == 1 ? "" : "s");
   if (statements)
     message += "; its " + std::to_string(statements) + " show/assert/sweep statement" +
@@ -396,9 +327,8 @@ bool ReplSession::load_into(Session& s, const std::string& path, std::string& me
 
 Outcome ReplSession::start(const std::vector<std::string>& files) {
   Outcome out;
-  Program& p = s_->prog;
-  if (!p.load_prelude()) {
-    out.diagnostics = render_from(p.sources, p.diags, 0, out.exit_code);
+  if (!core_->load_prelude() || !core_->check()) {
+    out.diagnostics = render_from(core_->sources(), core_->diagnostics(), 0, out.exit_code);
     out.status = Outcome::Status::failed;
     if (out.exit_code == 0) out.exit_code = 70;
     return out;
@@ -413,8 +343,8 @@ Outcome ReplSession::start(const std::vector<std::string>& files) {
       return out;
     }
   }
-  if (!ensure_config()) {
-    out.diagnostics += render_from(p.sources, p.diags, 0, out.exit_code);
+  if (!core_->ensure_configured()) {
+    out.diagnostics += render_from(core_->sources(), core_->diagnostics(), 0, out.exit_code);
     out.status = Outcome::Status::failed;
   }
   return out;
@@ -427,38 +357,30 @@ Outcome ReplSession::load(const std::string& path) {
     out.message = norm + " is already loaded (`:reset` reloads every file from disk)";
     return out;
   }
-  const Snapshot snap = take();
-  if (!load_into(*s_, norm, out.message)) return fail(std::move(out), snap);
-  dirty_ = true;  // the file may `use` or `set`
-  if (!ensure_config()) return fail(std::move(out), snap);
+  const std::size_t first_diag = core_->diagnostics().size();
+  const Core::Transaction t = core_->begin();
+  if (!load_into(*core_, norm, out.message) || !core_->ensure_configured()) return fail(std::move(out), t, first_diag);
   files_.push_back(norm);
-  accept(snap);
+  core_->commit(t);
   return out;
 }
 
 Outcome ReplSession::reset() {
   Outcome out;
   // Build the new session aside; swap it in only if everything loads.
-  auto fresh = std::make_unique<Session>();
-  install_hooks(fresh->prog);
-  bool ok = fresh->prog.load_prelude();
+  std::unique_ptr<Core> fresh = fresh_core();
+  bool ok = fresh->load_prelude() && fresh->check();
   std::string message;
   for (std::size_t i = 0; ok && i < files_.size(); ++i) ok = load_into(*fresh, files_[i], message);
-  std::optional<Config> cfg;
-  if (ok) {
-    cfg = configure(fresh->prog, fresh->ck, Selection{});
-    ok = cfg && !fresh->prog.diags.has_errors();
-  }
+  ok = ok && fresh->configure(Selection{});
   if (!ok) {
-    out.diagnostics = render_from(fresh->prog.sources, fresh->prog.diags, 0, out.exit_code);
+    out.diagnostics = render_from(fresh->sources(), fresh->diagnostics(), 0, out.exit_code);
     if (out.exit_code == 0) out.exit_code = 65;
     out.status = Outcome::Status::failed;
     out.message = "reset abandoned: the session is unchanged";
     return out;
   }
-  s_ = std::move(fresh);
-  cfg_ = std::make_shared<Config>(std::move(*cfg));
-  dirty_ = false;
+  core_ = std::move(fresh);
   out.message = files_.empty() ? "session reset"
                                : "session reset; reloaded " + std::to_string(files_.size()) + " file" +
                                      (files_.size() == 1 ? "" : "s");
@@ -467,41 +389,32 @@ Outcome ReplSession::reset() {
 
 bool ReplSession::probe(const std::string& text, std::uint32_t first_line,
                         const std::function<void(const Probe&)>& inspect, std::string& errors) {
-  Program& p = s_->prog;
-  const Snapshot snap = take();
+  Core& core = *core_;
+  const std::size_t first_diag = core.diagnostics().size();
+  const Core::Transaction t = core.begin();
   auto give_up = [&]() {
     int code = 0;
-    explain_failure(snap.prog.diags);
-    errors = render_from(p.sources, p.diags, snap.prog.diags, code);
-    restore(snap);
+    explain_failure(first_diag);
+    errors = render_from(core.sources(), core.diagnostics(), first_diag, code);
+    core.rollback(t);
     return false;
   };
-  const FileId file = p.sources.add(input_name_, text, false, first_line);
-  bool incomplete = false;
-  Module m = parse_repl(p.sources, file, p.diags, incomplete, true);
-  if (p.diags.has_errors()) return give_up();
-  const bool one_expr = m.stmts.size() == 1 && m.stmts[0].kind == SK::show && m.stmts[0].shows.size() == 1 &&
-                        m.stmts[0].span.begin == m.stmts[0].shows[0].expr->span.begin;
-  if (!one_expr) {
-    p.diags.error(ErrorKind::parse_syntax, Span{file, 0, static_cast<std::uint32_t>(text.size())},
-                  "expected one expression");
-    return give_up();
-  }
   // A main statement (for the probe's duration), so that it can be run and explained like one.
-  if (!p.add_module(std::move(m), true)) return give_up();
-  Stmt& stmt = p.modules.back().stmts[0];
-  s_->ck.check_stmt(stmt);
-  if (p.diags.has_errors() || !ensure_config()) return give_up();
+  TextInput in{input_name_, text, first_line, true, false};
+  in.one_expression = true;
+  if (core.add_text(in) != Core::Added::ok || !core.check() || !core.ensure_configured()) return give_up();
+  Session& s = core.session();
+  Stmt& stmt = *s.prog.main_stmts.back();
   const ShowItem& item = stmt.shows[0];
-  Probe pr{p, s_->ck, *cfg_, stmt, *item.expr, stmt.nslots, s_->ck.show_type(&item), std::nullopt};
+  Probe pr{s.prog, s.ck, *core.config(), stmt, *item.expr, stmt.nslots, s.ck.show_type(&item), std::nullopt};
   if (item.expr->kind == EK::name && item.expr->ref.kind == RefKind::global) pr.global = item.expr->ref.index;
   try {
     inspect(pr);
   } catch (DiagnosticError& e) {
-    p.diags.add(std::move(e.diag));
+    core.add(std::move(e.diag));
     return give_up();
   }
-  restore(snap);
+  core.rollback(t);
   return true;
 }
 

@@ -1,5 +1,6 @@
 // session.hpp — an interactive session (`mls repl`): a loaded program that grows one input at a
-// time. Each input is one transaction — parsed, declared, checked, configured and run, or undone.
+// time. Each input is one transaction of the session core (core.hpp) — parsed, declared, checked,
+// configured and run, or undone; here is what the REPL adds: echoed definitions, `ans`, advice.
 #pragma once
 
 #include <functional>
@@ -8,17 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/results/run_result.hpp"
-#include "interpreter/runtime/run_options.hpp"
+#include "core.hpp"
 
 namespace mls {
 
-// The driver's types stay declared only: a front end holding a ReplSession reaches the program
-// through its operations, never through these (tooling/driver.hpp defines them for tooling).
-class Checker;
-class Program;
-struct Config;
-struct Session;
+struct Probe;       // session_text.hpp: a checked expression, for tooling's inspectors
 struct TableSlice;  // results/format.hpp
 
 // A value defined at the prompt (`let x = ...`, `set x = ...`), printed after the input.
@@ -45,22 +40,11 @@ struct Outcome {
   [[nodiscard]] bool asserts_failed() const;
 };
 
-// A checked expression handed to an inspector (`:explain`, `:diff`, `:assumptions`, completion).
-struct Probe {
-  Program& prog;
-  Checker& ck;
-  const Config& cfg;  // the session's current choices
-  Stmt& stmt;         // `show EXPR`, among the main statements until the probe ends
-  const Expr& expr;
-  int nslots = 0;
-  TypeP type;
-  std::optional<std::uint32_t> global;  // the expression is the name of a global
-};
-
 class ReplSession {
  public:
-  // `input_name` names the pseudo-files of inputs in messages: "<repl>", "<stdin>".
-  explicit ReplSession(RunOptions opt = {}, std::string input_name = "<repl>");
+  // `input_name` names the pseudo-files of inputs in messages: "<repl>", "<stdin>". `core_opt`:
+  // the front end's wording (how help names its `:conventions` command) and file reader.
+  explicit ReplSession(RunOptions opt = {}, std::string input_name = "<repl>", Core::Options core_opt = {});
   ~ReplSession();
   ReplSession(const ReplSession&) = delete;
   ReplSession& operator=(const ReplSession&) = delete;
@@ -70,9 +54,10 @@ class ReplSession {
   [[nodiscard]] Outcome start(const std::vector<std::string>& files);
   // One input, numbered from `first_line`. `incomplete` when it ends inside a statement (read
   // another line), unless `final`. A bare expression is shown and becomes `ans`.
-  // `name` overrides the pseudo-file name ("<command line>" for `mls repl --use ...`).
+  // `command_line`: the front end's own choices (`mls repl --use ...`), named "<command line>" in
+  // messages and placed on the command line in assumption lists.
   [[nodiscard]] Outcome submit(const std::string& text, std::uint32_t first_line, bool final = false,
-                               const std::string& name = "");
+                               bool command_line = false);
   // `:load FILE`: as a file given on the command line.
   [[nodiscard]] Outcome load(const std::string& path);
   // `:reset`: forgets every input; reloads the prelude and the loaded files from disk. If a
@@ -111,10 +96,9 @@ class ReplSession {
   // A diagnostic raised outside an input (`:plot`), drawn by `renderer`.
   [[nodiscard]] std::string render_diagnostic(const Diagnostic& d) const;
 
-  // For tooling inside (completion, the inspecting commands), which includes driver.hpp.
-  [[nodiscard]] Program& program();
-  [[nodiscard]] Checker& checker();
-  // The session's current choices; false (with diagnostics) if they cannot be built.
+  // The session core (tooling's completion and inspecting commands reach the program through it).
+  [[nodiscard]] Core& core() { return *core_; }
+  // The session's current choices; null (with diagnostics) if they cannot be built.
   [[nodiscard]] const Config* config();
   [[nodiscard]] const std::vector<std::string>& files() const { return files_; }
   [[nodiscard]] const RunOptions& options() const { return opt_; }
@@ -123,28 +107,19 @@ class ReplSession {
   std::function<std::string(const Sources&, const Diagnostic&)> renderer;
 
  private:
-  struct Snapshot;
-  struct Counts {
-    std::size_t globals, functions, presets, conventions, main;
-  };
-  [[nodiscard]] Snapshot take();
-  void restore(const Snapshot& s);
-  void accept(const Snapshot& s);
-  [[nodiscard]] Counts counts() const;
-  void check_new(const Counts& before);
-  bool ensure_config();
-  bool load_into(Session& s, const std::string& path, std::string& message);
+  [[nodiscard]] std::unique_ptr<Core> fresh_core();
+  bool load_into(Core& core, const std::string& path, std::string& message);
   bool define_ans(const ShowItem& item);
   void explain_failure(std::size_t first_diag);
   std::string render_from(const Sources& src, const Diagnostics& diags, std::size_t first, int& exit_code) const;
-  Outcome fail(Outcome out, const Snapshot& snap);
-  void install_hooks(Program& p);
+  Outcome fail(Outcome out, Core::Transaction t, std::size_t first_diag);
+  void evaluate_definitions(Core::Transaction t, std::size_t first_global, Outcome& out);
+  void mark_bare(Core::Transaction t, Outcome& out, const ShowItem*& last);
 
   RunOptions opt_;
   std::string input_name_;
-  std::unique_ptr<Session> s_;
-  std::shared_ptr<Config> cfg_;  // shared with snapshots: an input that keeps it copies nothing
-  bool dirty_ = true;            // a choice may have changed: rebuild the Config before evaluating
+  Core::Options core_opt_;  // every core of the session (:reset makes a new one) gets these
+  std::unique_ptr<Core> core_;
   std::vector<std::string> files_;
   std::uint64_t answers_ = 0;
 };

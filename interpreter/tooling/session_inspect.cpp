@@ -98,18 +98,18 @@ bool ReplSession::diff(const std::string& text, std::uint32_t line, std::string&
 
 bool ReplSession::conventions(const std::vector<std::string>& names, std::string& out, std::string& err) {
   const Config* cfg = config();
-  return cfg && current_conventions_listing(s_->prog, *cfg, names, out, err);
+  return cfg && current_conventions_listing(core_->session().prog, *cfg, names, out, err);
 }
 
 std::string ReplSession::presets_line() {
   const Config* cfg = config();
   std::string list;
-  for (const auto& p : s_->prog.presets) list += " " + sym_name(p.name);
+  for (const auto& p : core_->session().prog.presets) list += " " + sym_name(p.name);
   return "preset " + (cfg ? cfg->preset : std::string("?")) + "; the presets are:" + list + "\n";
 }
 
 bool ReplSession::units(const std::string& arg, std::string& out, std::string& err) {
-  const Program& p = s_->prog;
+  const Program& p = core_->session().prog;
   const UnitTable& u = p.units;
   if (arg.empty()) {
     std::size_t w = 0;

@@ -21,9 +21,7 @@ constexpr std::size_t kCompactMax = 6;   // assumptions listed inline before "an
 constexpr std::size_t kLineWidth = 100;  // wrap the inline list here
 
 std::string via_suffix(const AssumptionView& a) {
-  if (a.via.empty() || a.via == "stdlib" || a.via == "scenario" || a.via == "arithmetic" || a.via == "default")
-    return "";
-  return " (" + a.via + ")";
+  return quiet(a.via, ViaListing::compact) ? "" : " (" + a.via.text() + ")";
 }
 
 }  // namespace
@@ -85,7 +83,7 @@ std::string compact_assumptions(Program& p, DepSet d, Span own) {
   }
   std::vector<std::string> items;
   for (const auto& a : assumptions_of(scope_of(p), d))
-    items.push_back(a.kind + " " + a.name + " = " + a.value + via_suffix(a));
+    items.push_back(std::string(kind_name(a.kind)) + " " + a.name + " = " + a.value + via_suffix(a));
   if (items.empty()) return "";
   // "and 1 more" would take the place of the one it stands for.
   const std::size_t more = items.size() > kCompactMax + 1 ? items.size() - kCompactMax : 0;
@@ -111,14 +109,14 @@ std::string assumption_lines_text(const Program& p, DepSet d, const std::string&
   const auto as = assumptions_of(scope_of(p), d);
   std::size_t wk = 0, wn = 0, wv = 0;
   for (const auto& a : as) {
-    wk = std::max(wk, a.kind.size());
+    wk = std::max(wk, std::string_view(kind_name(a.kind)).size());
     wn = std::max(wn, a.name.size());
     wv = std::max(wv, a.value.size() + via_suffix(a).size());
   }
   std::string out;
   for (const auto& a : as) {
-    std::string line =
-        indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", a.kind, wk, a.name, wn, a.value + via_suffix(a), wv, a.at);
+    std::string line = indent + fmt::format("{:<{}}  {:<{}} = {:<{}}  {}", kind_name(a.kind), wk, a.name, wn,
+                                            a.value + via_suffix(a), wv, a.at);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
@@ -126,7 +124,7 @@ std::string assumption_lines_text(const Program& p, DepSet d, const std::string&
 }
 
 std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
-  Program& p = s_->prog;
+  Program& p = core_->session().prog;
   std::string out;
   for (const auto& c : o.changes) out += c + "\n";
   for (const auto& def : o.defined) {
@@ -200,7 +198,7 @@ std::string ReplSession::format(const Outcome& o, const TableText& table_text) {
 }
 
 std::string ReplSession::table_text(const Table& t, TableSlice& slice) {
-  return format_table_text(scope_of(s_->prog), t, slice);
+  return format_table_text(scope_of(core_->session().prog), t, slice);
 }
 
 }  // namespace mls

@@ -1,14 +1,33 @@
 // session_text.hpp — the REPL's value and assumption text, shared by ReplSession::format
-// (session_text.cpp) and the inspecting commands (session_inspect.cpp). Internal to tooling:
-// front ends get finished text from ReplSession.
+// (session_text.cpp) and the inspecting commands (session_inspect.cpp), and the Probe they inspect.
+// Internal to tooling: front ends get finished text from ReplSession.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
+
+class Checker;
+class Program;
+struct Config;
+
+// A checked expression handed to an inspector (`:explain`, `:diff`, `:assumptions`, completion) by
+// ReplSession::probe, valid while the inspector runs (the probe is a rolled-back transaction).
+struct Probe {
+  Program& prog;
+  Checker& ck;
+  const Config& cfg;  // the session's current choices
+  Stmt& stmt;         // `show EXPR`, among the main statements until the probe ends
+  const Expr& expr;
+  int nslots = 0;
+  TypeP type;
+  std::optional<std::uint32_t> global;  // the expression is the name of a global
+};
 
 // One printed line per leaf of a value: records expand to `label.field` (lists are skipped, as
 // in `mls run`).

@@ -133,50 +133,33 @@ Workspace::Analysis* Workspace::analysis(const std::string& raw) {
   if (current_ && current_->path == path) return current_.get();
   current_.reset();
   if (!base_ || base_->analyses >= kAnalysesPerBase) {
-    base_ = std::make_unique<Base>();
-    Base& b = *base_;
+    Core::Options opt = core_options;
     // Open documents are read from the editor, not the disk: unsaved imports count.
-    b.s.prog.reader = [this, disk = b.s.prog.reader](const std::string& file) -> std::optional<std::string> {
+    opt.reader = [this](const std::string& file) -> std::optional<std::string> {
       auto open_doc = docs_.find(normal(file));
       if (open_doc != docs_.end()) return open_doc->second->text;
-      return disk(file);
+      return Core::read_disk(file);
     };
-    run_on_pipeline_stack([&] {
-      b.ok = b.s.prog.load_prelude();
-      if (b.ok) b.s.ck.check_program();
-    });
-    b.ok = b.ok && !b.s.prog.diags.has_errors();
-    b.globals = b.s.prog.globals.size();
-    b.functions = b.s.prog.functions.size();
-    b.presets = b.s.prog.presets.size();
-    b.prog_mark = b.s.prog.begin_input();  // the prelude stays; each analysis is rolled back to here
-    b.check_mark = b.s.ck.mark();
+    base_ = std::make_unique<Base>(std::move(opt));
+    Base& b = *base_;
+    b.ok = b.core.load_prelude() && b.core.check();
   }
   Base& b = *base_;
-  if (b.loaded) {
-    b.s.prog.rollback(b.prog_mark);
-    b.s.ck.rollback(b.check_mark);
-  }
+  if (b.document) b.core.rollback(*b.document);
+  b.document = b.core.begin();  // the prelude stays; the document's analysis is rolled back
   auto an = std::make_unique<Analysis>();
-  an->s = &b.s;
+  an->s = &b.core.session();
   an->path = path;
-  an->first_diag = b.ok ? b.s.prog.diags.size() : 0;
-  Program& p = b.s.prog;
-  b.loaded = true;
+  an->first_diag = b.ok ? b.core.diagnostics().size() : 0;
+  Program& p = b.core.session().prog;
   ++b.analyses;
   try {
-    // What prepare() and `mls check` do after the prelude: load, check, configure.
-    run_on_pipeline_stack([&] {
-      if (!b.ok) return;
-      an->ok = p.load_main(path);
-      if (p.main_file == kNoFile) return;
-      b.s.ck.check_added(b.globals, b.functions, b.presets);
-      for (Stmt* st : p.main_stmts) b.s.ck.check_stmt(*st);
-      if (!p.diags.has_errors()) an->cfg = configure(p, b.s.ck, Selection{});
-    });
+    // What `mls check` does after the prelude: load, check, configure.
+    if (b.ok) {
+      an->ok = b.core.add_main(Input{path, std::nullopt});
+      if (p.main_file != kNoFile && b.core.check() && b.core.configure(Selection{})) an->cfg = b.core.config();
+    }
     an->ok = an->ok && an->cfg && !p.diags.has_errors();
-  } catch (const DiagnosticError& e) {
-    p.diags.add(e.diag);
   } catch (const std::bad_alloc&) {
     p.diags.error(ErrorKind::limit_memory, Span{}, "out of memory while checking the document");
   }

@@ -1,7 +1,8 @@
 // workspace.hpp — the facade for editor front ends (`mls lsp`, issue #17; issue #20 item 2): open
 // documents and, for each, its diagnostics and what is at a position (hover, definition,
 // references, completion, symbols). Positions are editor positions (line, UTF-16 column), so a
-// front end only translates its protocol; it never reaches into Program or Checker.
+// front end only translates its protocol; it never reaches into Program or Checker. Each document
+// is analysed by the session core (core.hpp) in a transaction over the prelude, rolled back next.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core.hpp"
 
 namespace mls {
 
@@ -109,6 +112,9 @@ class Workspace {
   // definitions in the prelude are not reported.
   std::string stdlib_dir;
   WorkspaceLimits limits;
+  // The front end's wording for the session core (how help names the listing of conventions);
+  // its reader is the workspace's own (open documents, then the disk).
+  Core::Options core_options;
 
   // Defined in workspace_impl.hpp (named here so the hover code there can take them).
   struct Doc;

@@ -14,16 +14,14 @@
 
 namespace mls {
 
-// The prelude, loaded and checked once: every analysis loads a document on top of it and is
-// undone (Program/Checker rollback, as the REPL undoes a failed input) before the next one.
+// The prelude, loaded and checked once: every analysis loads a document on top of it in a
+// transaction of the core, rolled back before the next one (as the REPL undoes a failed input).
 struct Workspace::Base {
-  Session s;
-  Program::Mark prog_mark;
-  Checker::Mark check_mark;
-  std::size_t globals = 0, functions = 0, presets = 0;
-  bool ok = false;           // the prelude loaded (else its diagnostics are every document's)
-  bool loaded = false;       // a document is loaded above the marks
-  std::size_t analyses = 0;  // interned dependency sets outlive a rollback: renewed now and then
+  explicit Base(Core::Options opt) : core(std::move(opt)) {}
+  Core core;
+  std::optional<Core::Transaction> document;  // open while a document is loaded above the prelude
+  bool ok = false;                            // the prelude loaded (else its diagnostics are every document's)
+  std::size_t analyses = 0;                   // interned dependency sets outlive a rollback: renewed now and then
 };
 
 // The analysis of one document, valid until the next analysis or change (there is one at a time).
@@ -31,7 +29,7 @@ struct Workspace::Analysis {
   Session* s = nullptr;  // the base session, holding this document
   std::string path;
   bool ok = false;               // loaded and checked without errors
-  std::optional<Config> cfg;     // the scenario's choices (configured with the analysis)
+  const Config* cfg = nullptr;   // the scenario's choices (configured with the analysis; null: not)
   const Module* main = nullptr;  // the document's statements (null: it did not load)
   std::size_t first_diag = 0;    // the document's diagnostics start here (after the prelude's)
   [[nodiscard]] std::string_view text() const { return s->prog.sources.get(s->prog.main_file).text; }

@@ -20,7 +20,6 @@
 #include "interpreter/report/chart.hpp"
 #include "interpreter/report/report.hpp"
 #include "interpreter/results/format.hpp"
-#include "interpreter/semantics/stack.hpp"
 #include "interpreter/tooling/driver.hpp"
 
 namespace {
@@ -107,47 +106,22 @@ bool json_tokens_ok(const std::string& json) {
 }
 
 // Loading and checking the prelude costs far more than a typical input under the sanitizers,
-// so it is done once and each input is undone afterwards with the REPL's transactional
-// rollback (Program::mark/rollback, Checker::mark/rollback). A fresh base is made every
-// kFreshEvery inputs (interned dependency sets are not freed by rollback), and always for the
-// first input, so running the target on one crash file reproduces a fresh `mls run`.
-// MLS_FUZZ_FRESH=1 makes a fresh session for every input.
+// so it is done once and each input is a transaction of the session core, rolled back afterwards
+// (as the REPL undoes a failed input). A fresh base is made every kFreshEvery inputs (interned
+// dependency sets are not freed by rollback), and always for the first input, so running the
+// target on one crash file reproduces a fresh `mls run`. MLS_FUZZ_FRESH=1 makes a fresh session
+// for every input.
 constexpr std::size_t kFreshEvery = 256;
 
 struct Base {
-  mls::Session s;
-  mls::Program::Mark prog_mark;
-  mls::Checker::Mark check_mark;
-  std::size_t globals = 0, functions = 0, presets = 0;
+  mls::Core core;
 };
 
 std::unique_ptr<Base> make_base() {
   auto b = std::make_unique<Base>();
-  bool ok = false;
-  mls::run_on_pipeline_stack([&] {
-    ok = b->s.prog.load_prelude();
-    if (ok) b->s.ck.check_program();
-  });
-  if (!ok || b->s.prog.diags.has_errors())
-    broken("the prelude does not load", mls::render_all(b->s.prog.sources, b->s.prog.diags));
-  b->globals = b->s.prog.globals.size();
-  b->functions = b->s.prog.functions.size();
-  b->presets = b->s.prog.presets.size();
-  b->prog_mark = b->s.prog.begin_input();
-  b->check_mark = b->s.ck.mark();
+  if (!b->core.load_prelude() || !b->core.check())
+    broken("the prelude does not load", mls::render_all(b->core.sources(), b->core.diagnostics()));
   return b;
-}
-
-// What prepare() does after the prelude: load the main file (and its imports) and check it.
-bool prepare_main(Base& b) {
-  bool ok = false;
-  mls::run_on_pipeline_stack([&] {
-    ok = b.s.prog.load_main("main.mls");
-    if (b.s.prog.main_file == mls::kNoFile) return;
-    b.s.ck.check_added(b.globals, b.functions, b.presets);
-    for (mls::Stmt* st : b.s.prog.main_stmts) b.s.ck.check_stmt(*st);
-  });
-  return ok && !b.s.prog.diags.has_errors();
 }
 
 }  // namespace
@@ -159,7 +133,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static std::size_t runs = 0;
   static const bool fresh_always = std::getenv("MLS_FUZZ_FRESH") != nullptr;
   if (!base || fresh_always || runs++ % kFreshEvery == 0) base = make_base();
-  mls::Session& s = base->s;
+  mls::Core& core = base->core;
+  mls::Session& s = core.session();
+  const mls::Core::Transaction input = core.begin();
   s.prog.reader = [&files](const std::string& path) -> std::optional<std::string> {
     auto it = files.find(normal(path));
     if (it == files.end()) return std::nullopt;
@@ -180,10 +156,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opt.seed = files.size();
 
   std::optional<mls::RunResult> r;
-  if (prepare_main(*base)) {
-    r = mls::execute(s, sel, opt);
-    if (!r && !s.prog.diags.has_errors()) broken("execute failed without a diagnostic", "");
-  } else if (!s.prog.diags.has_errors()) {
+  // The prelude is loaded already: prepare() loads the main file (and its imports) and checks it.
+  if (core.prepare(mls::Input{"main.mls", std::nullopt})) {
+    if (core.configure(sel)) r = core.run(opt);
+    if (!r && !core.has_errors()) broken("the run failed without a diagnostic", "");
+  } else if (!core.has_errors()) {
     broken("prepare failed without a diagnostic", "");
   }
   if (r) {
@@ -191,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!json_tokens_ok(json)) broken("JSON output is not JSON", json);
     for (const char* f : {"text", "csv", "md"}) (void)mls::format_result(f, scope_of(s.prog), *r, "main.mls");
     // The report and every table's charts (docs/report.md): any run's output must render.
-    (void)mls::report_html(mls::scope_of(s.prog), *r, {"main.mls", ""});
+    (void)mls::report_html(mls::scope_of(s.prog), *r, {.file = "main.mls", .selection = "", .sensitivity = {}});
     for (const auto& t : r->tables) {
       if (!mls::chartable(t)) continue;
       const mls::Chart c = mls::chart_of(t, {});
@@ -204,7 +181,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (d.kind == mls::ErrorKind::internal) broken("internal error", rendered);
   r.reset();  // values refer to the program's tables: drop them before the rollback
   s.prog.reader = nullptr;
-  s.prog.rollback(base->prog_mark);
-  s.ck.rollback(base->check_mark);
+  core.rollback(input);
   return 0;
 }

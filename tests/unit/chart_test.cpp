@@ -6,8 +6,8 @@
 
 #include <cmath>
 
+#include "harness.hpp"
 #include "interpreter/report/axis.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -50,6 +50,29 @@ TEST_CASE("a linear axis extends the data to whole steps and labels them plainly
   CHECK(labels(linear_axis(-1, 1, 2)) == std::vector<std::string>{"-1", "0", "1"});
 }
 
+TEST_CASE("a linear axis over the whole binary64 range has finite ticks and positions (#38 item 11)") {
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {-1e308, 1e308}, {-1.7976931348623157e308, 1.7976931348623157e308}, {1e308, 1e308}, {-1e308, -1e308}}) {
+    const Axis a = linear_axis(lo, hi, 4);
+    CHECK(std::isfinite(a.lo));
+    CHECK(std::isfinite(a.hi));
+    CHECK(a.lo < a.hi);
+    REQUIRE(a.ticks.size() >= 2);
+    for (const auto& t : a.ticks) {
+      CHECK(std::isfinite(t.value));
+      CHECK(t.label.find("nan") == std::string::npos);
+      CHECK(t.label.find("inf") == std::string::npos);
+      CHECK(std::isfinite(a.frac(t.value)));
+    }
+    CHECK(a.frac(lo) >= 0);
+    CHECK(a.frac(hi) <= 1);
+  }
+  CHECK(fraction(0, -1e308, 1e308) == doctest::Approx(0.5));
+  CHECK(around(1e20).first < 1e20);
+  CHECK(around(1e20).second > 1e20);
+  CHECK(std::isfinite(around(1.7976931348623157e308).second));
+}
+
 TEST_CASE("a log axis ticks at 1-2-5 within few decades and at powers of ten over many") {
   const Axis a = log_axis(64, 8192);
   CHECK(a.log);
@@ -81,7 +104,7 @@ TEST_CASE("a sweep is geometric when its distinct values have one ratio") {
 }
 
 TEST_CASE("the chart of a sweep: x the swept variable, one panel per unit, regime marks") {
-  Session s;
+  Harness s;
   const char* src = R"(
 sweep grow over n in 2..64 by *2 {
   show n, t = 100 s / n, m = 1 GB * n, big = if n > 8 then "yes" else "no", k = min(n, 8)
@@ -134,4 +157,55 @@ TEST_CASE("xml_escape leaves no markup in user text") {
   CHECK(xml_escape("<b a=\"x\">'&'</b>") == "&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;");
   CHECK(xml_escape(std::string("a\x01"
                                "b")) == "a\\x01b");
+}
+
+TEST_CASE("pictures: discrete x, categories as bars, one colour per group, log y (#36)") {
+  Harness s;
+  const char* src = R"(
+sweep pair over tp in [4, 8] {
+  show step = 10 s / tp
+}
+sweep grid over n in [1, 2, 4, 8], pp in [1, 2] {
+  show step = 10 s * n / pp, mem = 80 GB / n / pp, big = 1 s * 10 ^ n
+}
+sweep cmp over node in [DGX_H100, DGX_B200] {
+  show gpus = node.gpus
+}
+)";
+  REQUIRE(prepare(s, "pictures.mls", std::string(src)));
+  auto cfg = configure(s.prog, s.ck, Selection{});
+  REQUIRE(cfg);
+  const RunResult r = run_program(s.prog, s.ck, *cfg, RunOptions{});
+  // Two whole numbers: two categories, no line between them, no tick at 4.5.
+  const Chart pair = chart_of(find_table(r, "pair"), {});
+  CHECK(pair.categories == std::vector<std::string>{"4", "8"});
+  CHECK(!pair.lines);
+  CHECK(chart_svg(pair).find(">4.5<") == std::string::npos);
+  // Four whole numbers, geometric: ticks at the values; each pp in one colour in every panel.
+  const Chart grid = chart_of(find_table(r, "grid"), {});
+  CHECK(grid.x_discrete);
+  const std::string svg = chart_svg(grid);
+  auto colour_of = [&](const std::string& title) {
+    const auto at = svg.find("<title>" + title + "</title>");
+    REQUIRE(at != std::string::npos);
+    const auto c = svg.rfind("data-colour=\"", at);
+    return svg.substr(c + 13, 7);
+  };
+  CHECK(colour_of("step (pp=1)") == colour_of("mem (pp=1)"));
+  CHECK(colour_of("step (pp=2)") == colour_of("mem (pp=2)"));
+  CHECK(colour_of("step (pp=1)") != colour_of("step (pp=2)"));
+  // big spans seven decades: a log y axis; step does not.
+  REQUIRE(grid.panels.size() == 3);
+  CHECK(!log_y(grid.panels[0]));
+  CHECK(log_y(grid.panels[2]));
+  CHECK(svg.find("big [day] (log scale)") != std::string::npos);  // in the unit of its largest values
+  // No sweep variable is a number: a bar per row, labelled by the record's name.
+  const Chart cmp = chart_of(find_table(r, "cmp"), {});
+  CHECK(cmp.bars);
+  CHECK(cmp.categories == std::vector<std::string>{"DGX H100", "DGX B200"});
+  const std::string bars = chart_svg(cmp);
+  std::size_t n = 0;
+  for (auto at = bars.find("class=\"bar\""); at != std::string::npos; at = bars.find("class=\"bar\"", at + 1)) ++n;
+  CHECK(n == 2);
+  CHECK(chart_text(cmp).find("node, left to right: DGX H100, DGX B200") != std::string::npos);
 }

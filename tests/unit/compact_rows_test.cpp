@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/results/row_text.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -89,7 +89,7 @@ TEST_CASE("a compiled sweep's compact rows reach table_row as the exact engine's
     CAPTURE(threads);
     std::vector<std::vector<Row>> runs;
     for (const std::size_t exact_limit : {std::size_t{16}, std::size_t{1u << 20}}) {  // compiled, exact
-      Session s;
+      Harness s;
       REQUIRE(prepare(s, "compact.mls", std::string(kSource)));
       const auto cfg = configure(s.prog, s.ck, Selection{});
       REQUIRE(cfg);
@@ -121,7 +121,7 @@ TEST_CASE("a sink that takes blocks of rows reads the numbers table_row would ha
     std::vector<Row> want;
     BlockSink got;
     for (const bool blocks : {false, true}) {
-      Session s;
+      Harness s;
       REQUIRE(prepare(s, "compact.mls", std::string(kSource)));
       const auto cfg = configure(s.prog, s.ck, Selection{});
       REQUIRE(cfg);
@@ -166,7 +166,7 @@ TEST_CASE("a compiled sweep refused mid-chunk hands a block sink the rows before
       "}\n";
   for (const unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
-    Session s;
+    Harness s;
     REQUIRE(prepare(s, "rows.mls", src));
     const auto cfg = configure(s.prog, s.ck, Selection{});
     REQUIRE(cfg);
@@ -195,7 +195,7 @@ TEST_CASE("a row of numbers formats from its numbers as from its Values") {
       "sweep s over n in 1..3000 {\n"
       "  show n, t = n * 1 ms -> ns, b = n * 1 GB, r = n / 7, p = n * 1 % \n"
       "}\n";
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "fmt.mls", src));
   RunOptions opt;
   opt.exact_limit = 16;

@@ -3,13 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "grammar/diagnostic.hpp"
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 
 using namespace mls;
 
 namespace {
 Diagnostic first_error(const std::string& text) {
-  Session s;
+  Harness s;
   REQUIRE_FALSE(prepare(s, "main.mls", text));
   for (const auto& d : s.prog.diags.items())
     if (d.severity == Severity::error) return d;

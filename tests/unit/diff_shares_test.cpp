@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "harness.hpp"
 #include "interpreter/results/diff.hpp"
 
 using namespace mls;
@@ -35,7 +36,7 @@ assert my_y > 100 s
 )";
 
 struct Side {
-  std::unique_ptr<Session> s = std::make_unique<Session>();
+  std::unique_ptr<Harness> s = std::make_unique<Harness>();
   Selection sel;
   std::optional<Config> cfg;
   RunResult r;
@@ -43,9 +44,11 @@ struct Side {
 
 void run_side(Side& x) {
   REQUIRE(prepare(*x.s, "m.mls", std::string(kModel)));
-  x.cfg = configure(x.s->prog, x.s->ck, x.sel);
-  REQUIRE(x.cfg);
-  x.r = run_program(x.s->prog, x.s->ck, *x.cfg, RunOptions{});
+  REQUIRE(x.s->core.configure(x.sel));
+  x.cfg = *x.s->core.config();
+  auto r = x.s->core.run(RunOptions{});
+  REQUIRE(r);
+  x.r = std::move(*r);
 }
 
 const ValueDiff& result(const DiffReport& d, const std::string& name) {
@@ -65,7 +68,7 @@ struct Diffed {
     const ConfiguredAtoms la = configured_atoms(*l.cfg), ra = configured_atoms(*r.cfg);
     d = diff_runs(DiffSide{scope_of(l.s->prog), &la, &l.r, "m.mls", "left"},
                   DiffSide{scope_of(r.s->prog), &ra, &r.r, "m.mls", "right"});
-    split_changes(*l.s, l.sel, l.r, RunOptions{}, d, lim);
+    split_changes(l.s->core, l.sel, l.r, RunOptions{}, d, lim);
   }
 };
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "grammar/symbols.hpp"
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 #include "interpreter/tooling/explain.hpp"
 
 using namespace mls;
@@ -51,7 +51,7 @@ sweep o1 over gpus in GPUS {
 )";
 
 struct Ran {
-  std::unique_ptr<Session> s = std::make_unique<Session>();
+  std::unique_ptr<Harness> s = std::make_unique<Harness>();
   std::optional<Config> cfg;
   RunResult r;
 };
@@ -91,21 +91,21 @@ const ValueDiff* result(const DiffReport& d, const std::string& name) {
 
 bool names(const std::vector<AssumptionKey>& keys, const std::vector<std::string>& want) {
   std::vector<std::string> got;
-  for (const auto& k : keys) got.push_back(k.first + " " + k.second);
+  for (const auto& k : keys) got.push_back(k.text());
   return got == want;
 }
 
 }  // namespace
 
 TEST_CASE("assumptions differ by value or by who set them, not by where they are written") {
-  const AssumptionView a{"set", "x", "8", "a.mls:3", "scenario"};
+  const AssumptionView a{AssumptionKind::set, "x", "8", "a.mls:3", ViaKind::scenario};
   AssumptionView b = a;
   b.at = "b.mls:9";
   CHECK_FALSE(assumption_differs(&a, &b));
   CHECK_FALSE(assumption_differs(nullptr, nullptr));
   CHECK(assumption_differs(&a, nullptr));
   CHECK(assumption_differs(nullptr, &a));
-  b.via = "command line";
+  b.via = ViaKind::command_line;
   CHECK(assumption_differs(&a, &b));
   b = a;
   b.value = "16";
@@ -117,9 +117,9 @@ TEST_CASE("switching a convention attributes exactly the values that depend on i
   Ran r = run_text(model(), use("my_mtbf_model", "gpu_only"));
   const DiffReport d = diff_of(l, r);
   REQUIRE(d.assumptions.size() == 1);
-  CHECK(d.assumptions[0].key == AssumptionKey{"convention", "my_mtbf_model"});
-  CHECK(d.assumptions[0].left->via == "default");
-  CHECK(d.assumptions[0].right->via == "command line");
+  CHECK(d.assumptions[0].key == AssumptionKey{AssumptionKind::convention, "my_mtbf_model"});
+  CHECK(d.assumptions[0].left->via == ViaKind::default_);
+  CHECK(d.assumptions[0].right->via == ViaKind::command_line);
   // fleet_512 moves 67.0 h -> 97.7 h; the checkpoint size and `my_same` (the same number in both
   // branches) are not listed even though `my_same` depends on the convention.
   REQUIRE(d.results.size() == 1);
@@ -164,7 +164,7 @@ TEST_CASE("attribution takes dependencies from either side") {
   REQUIRE(c);
   CHECK(names(c->because, {"convention my_ckpt_cost", "set my_write_bw"}));
   // my_ckpt_size is a dependency of the right side only, and equal on both: not a cause.
-  for (const auto& k : c->because) CHECK(k.second != "my_ckpt_size");
+  for (const auto& k : c->because) CHECK(k.name != "my_ckpt_size");
 }
 
 TEST_CASE("two files: a parameter on one side only is a cause; rows match by key") {
@@ -176,8 +176,8 @@ TEST_CASE("two files: a parameter on one side only is a cause; rows match by key
   // my_extra exists on the right only; my_mttf_nic differs in value; neither location matters.
   bool extra = false, nic = false;
   for (const auto& a : d.assumptions) {
-    extra |= a.key.second == "my_extra" && !a.left && a.right;
-    nic |= a.key.second == "my_mttf_nic" && a.left && a.right;
+    extra |= a.key.name == "my_extra" && !a.left && a.right;
+    nic |= a.key.name == "my_mttf_nic" && a.left && a.right;
   }
   CHECK(extra);
   CHECK(nic);
@@ -197,16 +197,17 @@ TEST_CASE("effective assumptions: outputs' dependencies first, then the last one
   Ran x = run_text(model());
   const ConfiguredAtoms mine = configured_atoms(*x.cfg);
   const AssumptionMap all = effective_assumptions(scope_of(x.s->prog), &mine, {});
-  REQUIRE(all.count({"convention", "my_mtbf_model"}));
-  CHECK(all.at({"convention", "my_mtbf_model"}).value == "node_series");
+  REQUIRE(all.count({AssumptionKind::convention, "my_mtbf_model"}));
+  CHECK(all.at({AssumptionKind::convention, "my_mtbf_model"}).value == "node_series");
   // A second config of the same program (the REPL's case) does not leak into the first.
   auto other = configure(x.s->prog, x.s->ck, use("my_mtbf_model", "gpu_only"));
   REQUIRE(other);
   const ConfiguredAtoms others = configured_atoms(*other);
-  CHECK(effective_assumptions(scope_of(x.s->prog), &mine, {}).at({"convention", "my_mtbf_model"}).value ==
+  CHECK(effective_assumptions(scope_of(x.s->prog), &mine, {}).at({AssumptionKind::convention, "my_mtbf_model"}).value ==
         "node_series");
-  CHECK(effective_assumptions(scope_of(x.s->prog), &others, {}).at({"convention", "my_mtbf_model"}).value ==
-        "gpu_only");
+  CHECK(
+      effective_assumptions(scope_of(x.s->prog), &others, {}).at({AssumptionKind::convention, "my_mtbf_model"}).value ==
+      "gpu_only");
 }
 
 TEST_CASE("numbers compare at full precision and print at the shown one") {
@@ -269,7 +270,7 @@ TEST_CASE("one program, two configs: the REPL's :diff of one value") {
   const AssumptionMap rm = effective_assumptions(scope_of(x.s->prog), &ca, {rs.deps});
   const auto changes = differing_assumptions(lm, rm);
   REQUIRE(changes.size() == 1);
-  CHECK(changes[0].key.second == "my_mtbf_model");
+  CHECK(changes[0].key.name == "my_mtbf_model");
   // Same number under both choices: no difference, though the value depends on the choice.
   CHECK_FALSE(compare_values(ls, t_num(Dim{}), Display{}, rs, t_num(Dim{}), Display{}).has_value());
   CHECK(names(attribute(lm, rm, scope_of(x.s->prog), {ls.deps}, scope_of(x.s->prog), {rs.deps}),

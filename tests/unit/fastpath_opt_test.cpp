@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "interpreter/runtime/fastpath_compiled.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 using mls::fast::Compiled;
@@ -258,7 +258,7 @@ TEST_CASE("a branch result that is its condition on every arm is the condition")
 namespace {
 
 std::optional<RunResult> run_src(const std::string& src, unsigned threads) {
-  Session s;
+  Harness s;
   s.prog.reader = [&](const std::string& path) -> std::optional<std::string> {
     if (path != "main.mls") return std::nullopt;
     return src;

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 
 using namespace mls;
 
@@ -43,7 +43,7 @@ const std::map<std::string, std::string>& sample_calls() {
 }
 
 std::string engine_of(const std::string& call) {
-  Session s;
+  Harness s;
   s.prog.reader = [&](const std::string& path) -> std::optional<std::string> {
     if (path != "main.mls") return std::nullopt;
     return "sweep t over x in 1..64 { show x, y = " + call + " }\n";

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <set>
 
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 
 using namespace mls;
 
@@ -44,7 +44,7 @@ std::set<AtomId> atom_set(const Deps& deps, DepSet d) {
 TEST_CASE("regime notes: the incremental builder equals the reference on every engine") {
   for (const std::size_t exact_limit : {std::size_t{16}, std::size_t{4096}}) {  // binary64 compiled, exact
     CAPTURE(exact_limit);
-    Session s;
+    Harness s;
     REQUIRE(prepare(s, "notes.mls", std::string(kSource)));
     RunOptions opt;
     opt.threads = 2;
@@ -74,7 +74,7 @@ TEST_CASE("regime notes: the incremental builder equals the reference on every e
 }
 
 TEST_CASE("column provenance is the union of every row's deps, where they change mid-sweep too") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "notes.mls", std::string(kSource)));
   RunOptions opt;
   opt.threads = 2;
@@ -113,7 +113,7 @@ TEST_CASE("regime notes of compact rows read the previous chunk's last row where
       "}\n";
   for (const unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
-    Session s;
+    Harness s;
     REQUIRE(prepare(s, "chunks.mls", std::string(src)));
     RunOptions opt;
     opt.threads = threads;
@@ -154,7 +154,7 @@ TEST_CASE("regime notes of compact rows: rows that step only frozen branch sites
       "}\n";
   for (const unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
-    Session s;
+    Harness s;
     REQUIRE(prepare(s, "quiet.mls", std::string(src)));
     RunOptions opt;
     opt.threads = threads;
@@ -181,7 +181,7 @@ TEST_CASE("regime notes of compact rows: rows that step only frozen branch sites
 TEST_CASE("column provenance includes the deps of a branch arm taken on a single row") {
   // v takes its `then` arm at n = 1500 only: that row's deps differ from the rows before and
   // after it, and no other row has them; the column's provenance must still include them.
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "single.mls",
                   std::string("sweep s over n in 1..3000 {\n"
                               "  show n, v = if n == 1500 then n * 2 else n\n"

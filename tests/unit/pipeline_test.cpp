@@ -10,15 +10,15 @@
 #include <stdexcept>
 
 #include "cli/atomic_file.hpp"
+#include "harness.hpp"
 #include "interpreter/semantics/stack.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
 namespace {
 struct Memory {
   std::map<std::string, std::string> files;
-  void install(Session& s) const {
+  void install(Harness& s) const {
     s.prog.reader = [this](const std::string& path) -> std::optional<std::string> {
       auto it = files.find(std::filesystem::path(path).lexically_normal().generic_string());
       if (it == files.end()) return std::nullopt;
@@ -27,7 +27,7 @@ struct Memory {
   }
 };
 
-bool has(const Session& s, ErrorKind k) {
+bool has(const Harness& s, ErrorKind k) {
   for (const auto& d : s.prog.diags.items())
     if (d.kind == k) return true;
   return false;
@@ -35,7 +35,7 @@ bool has(const Session& s, ErrorKind k) {
 
 // main.mls's first table, run on `threads` worker threads.
 Table first_table(const Memory& m, unsigned threads) {
-  Session s;
+  Harness s;
   m.install(s);
   REQUIRE(prepare(s, "main.mls"));
   RunOptions opt;
@@ -50,7 +50,7 @@ TEST_CASE("imports are read through the FileReader") {
   Memory m;
   m.files["main.mls"] = "import \"lib/a.mls\"\nshow x = twice(21)\n";
   m.files["lib/a.mls"] = "let twice(v) = 2 * v\n";
-  Session s;
+  Harness s;
   m.install(s);
   REQUIRE(prepare(s, "main.mls"));
   auto r = execute(s, Selection{}, RunOptions{});
@@ -62,11 +62,11 @@ TEST_CASE("import cycles and missing imports are errors") {
   Memory m;
   m.files["main.mls"] = "import \"b.mls\"\n";
   m.files["b.mls"] = "import \"main.mls\"\n";
-  Session s;
+  Harness s;
   m.install(s);
   CHECK_FALSE(prepare(s, "main.mls"));
   CHECK(has(s, ErrorKind::load_cycle));
-  Session t;
+  Harness t;
   Memory n;
   n.files["main.mls"] = "import \"nope.mls\"\n";
   n.install(t);
@@ -78,7 +78,7 @@ TEST_CASE("import cycles and missing imports are errors") {
 TEST_CASE("binary input is refused before parsing") {
   Memory m;
   m.files["main.mls"] = std::string("show 1\n\0\x01", 9);
-  Session s;
+  Harness s;
   m.install(s);
   CHECK_FALSE(prepare(s, "main.mls"));
   CHECK(has(s, ErrorKind::load_binary));
@@ -87,7 +87,7 @@ TEST_CASE("binary input is refused before parsing") {
 TEST_CASE("the step budget and the sweep cap come from RunOptions") {
   Memory m;
   m.files["main.mls"] = "let f(n) = if n <= 0 then 1 else f(n - 1) + f(n - 1)\nshow f(30)\n";
-  Session s;
+  Harness s;
   m.install(s);
   REQUIRE(prepare(s, "main.mls"));
   RunOptions opt;
@@ -97,7 +97,7 @@ TEST_CASE("the step budget and the sweep cap come from RunOptions") {
 
   Memory w;
   w.files["main.mls"] = "sweep t over x in 1..100 { show x }\n";
-  Session u;
+  Harness u;
   w.install(u);
   REQUIRE(prepare(u, "main.mls"));
   opt.max_points = 50;
@@ -197,7 +197,7 @@ TEST_CASE("an incremental exact sweep charges the steps of what it reuses") {
     m.files["main.mls"] = std::string("let f(n) = if n <= 0 then 1 else f(n - 1) + f(n - 1)\n") +
                           "sweep t over a in [0], b in 0..12 {\n  let heavy = f(9 + 0 * " + var +
                           ")\n  show b, y = f(b)\n}\n";
-    Session s;
+    Harness s;
     m.install(s);
     REQUIRE(prepare(s, "main.mls"));
     RunOptions opt;

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <string>
 
+#include "harness.hpp"
+
 using namespace mls;
 
 namespace {
@@ -18,7 +20,7 @@ const std::string kScenario = std::string(MLS_SOURCE_DIR) + "/scenarios/thousand
 
 // tokens_per_s of the 1024-GPU row of `scale` in a full run of the scenario under `sel`.
 double tokens_per_s_1024(const Selection& sel) {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, kScenario));
   const auto r = execute(s, sel, RunOptions{});
   REQUIRE(r);
@@ -34,11 +36,10 @@ double tokens_per_s_1024(const Selection& sel) {
   return 0;
 }
 
-Sensitivity of(Session& s, const std::string& name) {
-  std::optional<Config> cfg;
-  const auto r = execute(s, Selection{}, RunOptions{}, &cfg);
+Sensitivity of(Harness& s, const std::string& name) {
+  const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
-  return sensitivity(s, Selection{}, *cfg, *r, name, RunOptions{});
+  return sensitivity(s.core, Selection{}, *r, name, RunOptions{});
 }
 
 const SensitivityEntry& entry(const Sensitivity& r, const std::string& name) {
@@ -51,7 +52,7 @@ const SensitivityEntry& entry(const Sensitivity& r, const std::string& name) {
 }  // namespace
 
 TEST_CASE("sensitivity: the top entries of thousand_gpus match finite differences of full runs") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, kScenario));
   const Sensitivity r = of(s, "scale.tokens_per_s[gpus=1024]");
   REQUIRE(r.entries.size() >= 6);
@@ -113,7 +114,7 @@ TEST_CASE("sensitivity: the top entries of thousand_gpus match finite difference
 }
 
 TEST_CASE("sensitivity: whole counts, a set that reads itself, zero and negative results") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "main.mls",
                   "let n = 8\nlet x = 3 h\nset x = 2 * x\nlet k = 0.5\n"
                   "show a = x * n -> h\nshow neg = k - x / 1 h\nshow zero = x * 0 -> h\nshow flag = x > 1 h\n"));

@@ -9,6 +9,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/tooling/completion.hpp"
 #include "interpreter/tooling/driver.hpp"
+#include "interpreter/tooling/session_text.hpp"
 
 using namespace mls;
 
@@ -22,7 +23,7 @@ struct State {
 };
 
 State state(ReplSession& s) {
-  Program& p = s.program();
+  Program& p = s.core().session().prog;
   return State{{p.sources.size(), p.modules.size(), p.globals.size(), p.functions.size(), p.conventions.size(),
                 p.presets.size(), p.scope().size(), p.main_stmts.size(), p.deps.atom_count(), p.deps.site_count(),
                 p.units.all_unit_names().size(), p.diags.size()},
@@ -78,7 +79,7 @@ TEST_CASE("a failed input leaves every table as it was") {
     CHECK_FALSE(o.diagnostics.empty());
     CHECK(state(s) == before);
   }
-  CHECK_FALSE(s.program().units.lookup_atom("furlong").has_value());
+  CHECK_FALSE(s.core().session().prog.units.lookup_atom("furlong").has_value());
   CHECK(answer(s, "a") == "1 GB");
   CHECK(answer(s, "30 day") == "30 day");  // not in the rolled-back display unit
   CHECK(answer(s, "a") == "1 GB");         // the answer input bound `ans`, nothing else
@@ -92,7 +93,7 @@ TEST_CASE("a successful input drops its undo entries") {
   for (int i = 1; i <= 20; ++i) {
     REQUIRE(in(s, "let x = " + std::to_string(i) + " GB").status == Outcome::Status::ok);
     CHECK(answer(s, "x * 2") == std::to_string(2 * i) + " GB");
-    CHECK(s.program().undo_entries() == 0);
+    CHECK(s.core().session().prog.undo_entries() == 0);
   }
   // A failed input after them still rolls back to exactly where it began.
   const State before = state(s);

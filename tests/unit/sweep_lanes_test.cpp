@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 
 using namespace mls;
 
@@ -23,7 +23,7 @@ struct Outcome {
 };
 
 Outcome run(const std::string& src, std::size_t exact_limit, unsigned threads) {
-  Session s;
+  Harness s;
   s.prog.reader = [&](const std::string& path) -> std::optional<std::string> {
     if (path != "main.mls") return std::nullopt;
     return src;

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "interpreter/tooling/driver.hpp"
+#include "harness.hpp"
 
 using namespace mls;
 
@@ -41,7 +41,7 @@ TEST_CASE("a compiled sweep's row that overflows in its display unit is refused 
     for (const unsigned threads : {1u, 2u}) {
       CAPTURE(exact_limit);
       CAPTURE(threads);
-      Session s;
+      Harness s;
       REQUIRE(prepare(s, "rows.mls", src));
       const auto cfg = configure(s.prog, s.ck, Selection{});
       REQUIRE(cfg);
@@ -89,9 +89,9 @@ TEST_CASE("a compiled sweep's cells carry the branches the exact engine gives, r
   for (const unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
     std::vector<Table> tables;
-    std::vector<Session> sessions(2);
+    std::vector<Harness> sessions(2);
     for (const std::size_t exact_limit : {std::size_t{16}, std::size_t{4096}}) {  // compiled, exact
-      Session& s = sessions[tables.size()];
+      Harness& s = sessions[tables.size()];
       REQUIRE(prepare(s, "rows.mls", src));
       RunOptions opt;
       opt.exact_limit = exact_limit;

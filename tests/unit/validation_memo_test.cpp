@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "harness.hpp"
 #include "interpreter/results/run_result.hpp"
-#include "interpreter/tooling/driver.hpp"
 
 using namespace mls;
 
@@ -27,19 +27,19 @@ sweep s2 over x in 1..3 { show y = validated("toy b", x) }
 
 std::string band(const Program& p, const Shown& s) {
   for (const auto& a : assumptions_of(scope_of(p), s.value.deps))
-    if (a.kind == "validation") return a.name + ": " + a.value;
+    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
   return "(none)";
 }
 
 std::string band_of(const Program& p, const Table& t) {
   for (const auto& a : assumptions_of(scope_of(p), t.col_deps.back()))
-    if (a.kind == "validation") return a.name + ": " + a.value;
+    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
   return "(none)";
 }
 }  // namespace
 
 TEST_CASE("a validation band is computed from its family's cases, once per process and configuration") {
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(kToy)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
@@ -86,7 +86,7 @@ let bare_validation_cases = [{ family: "bare", measured: 10, predicted: 11, held
 show toy = validated("toy", 1)
 show bare = validated("bare", 1)
 )";
-  Session s;
+  Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(src)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
