@@ -43,6 +43,23 @@ struct PointOut {
   bool described = false;
 };
 
+// A number written into a Value in place (its storage kept; no exact part, no history).
+inline void set_number(Value& v, double x, DepSet d) {
+  v.k = Value::K::num;
+  v.n.d = x;
+  v.n.sn = v.n.sd = 0;
+  if (v.n.ex) v.n.ex.reset();
+  if (v.h) v.h.reset();
+  v.deps = d;
+}
+
+// The first thing a compiled point and the tree-walker's evaluation of the same point disagree
+// on, to the bit: "its where conditions", "column N" (of the compiled point's shown cells),
+// "objective N", "its subject-to conditions", "the asserts that fail"; "" when they agree.
+// Provenance is not compared (the compiled point has none; the evaluator's is what the
+// signature cache keeps).
+std::string disagreement(const PointOut& evaluated, const PointOut& compiled);
+
 // A chunk of a compiled sweep's rows, compact: each row's cells as binary64 numbers in one flat
 // array (a boolean as 0 or 1, a string as its id in the program's string table), and per row a
 // few bytes: its provenance (the cells' deps, one vector per branch signature, shared by every
@@ -167,6 +184,27 @@ struct SigHash {
 };
 using LocalSigs = std::unordered_map<std::string, const std::vector<DepSet>*, SigHash, std::equal_to<>>;
 
+// Branch signatures -> their cells' provenance, shared by the workers: each looks here only
+// when its own view (LocalSigs) misses, about once per signature. A signature found nowhere is
+// checked against the evaluator, then inserted.
+class SignatureCache {
+ public:
+  const std::vector<DepSet>* find(const std::string& sig) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = sigs_.find(sig);
+    return it == sigs_.end() ? nullptr : &it->second;
+  }
+  // Where the signature's provenance is kept: `deps`, or what another worker inserted first.
+  const std::vector<DepSet>* insert(const std::string& sig, std::vector<DepSet> deps) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return &sigs_.emplace(sig, std::move(deps)).first->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::vector<DepSet>> sigs_;
+};
+
 // One worker's memory for the compiled path: its view of the signature cache, and the previous
 // row of the chunk being computed, as numbers (booleans 0 or 1) and provenance, against which
 // point_out describes each row (PointOut::described) while its cells are in registers.
@@ -279,9 +317,24 @@ class SweepPoints {
   static void lane_sources(const fast::SweepProgram& prog, const fast::PointRun& run, PointScratch& scratch);
   void point_out(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                  fast::PointRun& run, std::size_t lane, PointScratch& scratch, const Dest& dest);
+  // point_out's general path, in three parts: the signature cache (signature_deps), which checks
+  // a signature's first point against the evaluator (verify), and the row's destination, a
+  // PointOut or a compact row (write_row into a ValueRow or a NumberRow).
   [[gnu::noinline]] void point_out_full(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains,
                                         std::size_t index, fast::PointRun& run, std::size_t lane, PointScratch& scratch,
                                         const Dest& dest);
+  struct CompiledRead;
+  struct ValueRow;
+  struct NumberRow;
+  static void start_row(const fast::PointRun& run, const Dest& dest);
+  const std::vector<DepSet>* signature_deps(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains,
+                                            std::size_t index, fast::PointRun& run, std::size_t lane,
+                                            PointScratch& scratch);
+  std::vector<DepSet> verify(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
+                             const CompiledRead& read);
+  template <typename Row>
+  void write_row(Row& row, const fast::SweepProgram& prog, const fast::PointRun& run, std::size_t lane,
+                 PointScratch& scratch, const std::vector<DepSet>& deps, bool feasible) const;
   static void remember_last(fast::PointRun& run, PointScratch& scratch, const std::uint8_t* sig, std::size_t nsig,
                             const std::vector<DepSet>* deps);
 
@@ -291,8 +344,7 @@ class SweepPoints {
   std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
   std::vector<std::size_t> offset_;       // per binding: its first key position
   std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)
-  std::mutex sig_mu_;                     // guards sigs_
-  std::unordered_map<std::string, std::vector<DepSet>> sigs_;  // signature -> its cells' provenance
+  SignatureCache sigs_;
 };
 
 }  // namespace mls

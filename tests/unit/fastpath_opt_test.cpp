@@ -13,116 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "fastpath_reference.hpp"
 #include "harness.hpp"
 #include "interpreter/runtime/fastpath_compiled.hpp"
 
 using namespace mls;
-using mls::fast::Compiled;
-using mls::fast::CVal;
-using mls::fast::Ins;
 using mls::fast::OptStats;
-using mls::fast::Slot;
-using FOp = mls::fast::Op;
-
-namespace {
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-// What a point computes: its cells, its signature, and whether it failed (a division by zero
-// or a non-finite result, as the careful machine stops).
-struct Run {
-  std::vector<double> cells;
-  std::vector<int> sig;
-  bool failed = false;
-};
-
-// A reference machine for the operations the hand-written code below uses.
-Run run_code(const Compiled& c, double x, double y) {
-  std::vector<double> r(c.nregs, 0);
-  for (const auto& [reg, v] : c.constants) r[reg] = v;
-  r[c.binding_shapes.at(0).reg] = x;
-  r[c.binding_shapes.at(1).reg] = y;
-  Run out;
-  out.sig.assign(c.nslots, -1);
-  for (std::size_t pc = 0; pc < c.code.size();) {
-    const Ins& i = c.code[pc++];
-    auto put = [&](double v) {
-      r[i.d] = v;
-      if (!std::isfinite(v)) out.failed = true;
-    };
-    switch (i.op) {
-      case FOp::movi: r[i.d] = i.imm; break;
-      case FOp::mov: r[i.d] = r[i.a]; break;
-      case FOp::add: put(r[i.a] + r[i.b]); break;
-      case FOp::sub: put(r[i.a] - r[i.b]); break;
-      case FOp::mul: put(r[i.a] * r[i.b]); break;
-      case FOp::div:
-        if (r[i.b] == 0) out.failed = true;
-        put(r[i.a] / r[i.b]);
-        break;
-      case FOp::gt: r[i.d] = r[i.a] > r[i.b]; break;
-      case FOp::lt: r[i.d] = r[i.a] < r[i.b]; break;
-      case FOp::not_: r[i.d] = r[i.a] == 0; break;
-      case FOp::max:
-        out.sig[i.s] = r[i.b] > r[i.a];
-        r[i.d] = r[i.b] > r[i.a] ? r[i.b] : r[i.a];
-        break;
-      case FOp::jz:
-        if (r[i.a] == 0) pc = i.d;
-        break;
-      case FOp::jmp: pc = i.d; break;
-      case FOp::mark: out.sig[i.s] = static_cast<int>(i.imm); break;
-      default: FAIL("an operation the reference machine does not run");
-    }
-    if (out.failed) return out;
-  }
-  for (const Slot& s : c.cells) out.cells.push_back(s.constant ? s.value : r[s.reg]);
-  return out;
-}
-
-Ins ins(FOp op, std::uint32_t d, std::uint32_t a = 0, std::uint32_t b = 0, std::uint32_t s = 0, double imm = 0) {
-  Ins i{op};
-  i.d = d;
-  i.a = a;
-  i.b = b;
-  i.s = s;
-  i.imm = imm;
-  return i;
-}
-
-Slot cell(std::uint32_t reg) {
-  Slot s;
-  s.reg = reg;
-  return s;
-}
-
-std::size_t count(const Compiled& c, FOp op) {
-  std::size_t n = 0;
-  for (const Ins& i : c.code) n += i.op == op;
-  return n;
-}
-
-void same_runs(const Compiled& before, const Compiled& after, double x, double y) {
-  INFO("x " << x << " y " << y);
-  const Run want = run_code(before, x, y), got = run_code(after, x, y);
-  CHECK(want.failed == got.failed);
-  CHECK(want.sig == got.sig);
-  REQUIRE(want.cells.size() == got.cells.size());
-  for (std::size_t k = 0; k < want.cells.size(); ++k) CHECK(same_bits(want.cells[k], got.cells[k]));
-}
-
-Compiled two_inputs(std::uint32_t nregs, std::uint32_t nslots) {
-  Compiled c;
-  c.nregs = nregs;
-  c.nslots = nslots;
-  CVal bx, by;
-  bx.reg = 0;
-  by.reg = 1;
-  c.binding_shapes = {bx, by};
-  return c;
-}
-
-}  // namespace
+using namespace fast_ref;
 
 // x, y are r0, r1; r2 holds 3 and r3 holds 1e300 from the start.
 //   p = x * y; if x > 3 then (q = y * x; u = q + 1) else (w = x * y + 1; u = w * 1e300)
