@@ -258,6 +258,9 @@ int cmd_help(const Args& a) {
 }
 
 int dispatch(int argc, char** argv) {
+  // Validation tables (the bands train() results carry) are kept on disk between runs
+  // (docs/validation.md, "What it costs").
+  Scenario::enable_validation_cache();
   Args a;
   std::string error;
   for (int i = 1; i < argc && error.empty(); ++i) {

@@ -13,7 +13,8 @@ namespace mls {
 
 // An output destination. A regular file (or a new one) is written atomically: a temporary file
 // beside it, renamed over it by commit(); an interrupted or failed run leaves the old file
-// intact, and the temporary file is removed also when a signal ends the process. A symbolic
+// intact, and the temporary file is removed also when a signal ends the process (what a SIGKILL
+// leaves is removed by the next write to the same target, once no process writes it). A symbolic
 // link is followed: its target is replaced, the link stays. A device or FIFO is written
 // directly (it cannot be replaced, only written to). Empty path: stdout.
 class AtomicFile {

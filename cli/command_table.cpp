@@ -184,6 +184,11 @@ const std::vector<FlagSpec>& flag_table() {
        read_sensitivity},
       {Flag::top, "--top", "K", "list (draw) the K largest entries only", "3", "0", read_top},
       {Flag::diff, "--diff", nullptr, "compare FILE as written with FILE under --use/--set", "", "", read_switch},
+      {Flag::cross_validate, "--cross-validate", nullptr,
+       "add the errors by source and of refits without whole domains\n (out of sample; docs/validation.md)", "", "",
+       read_switch},
+      {Flag::fit, "--fit", nullptr, "add the calibration fit iterated to its optimum (docs/validation.md)", "", "",
+       read_switch},
       {Flag::stdio, "--stdio", nullptr, "serve on stdin/stdout (the only transport; editors pass it)", "", "",
        read_switch},
       {Flag::stdlib, "--stdlib", "DIR", "where the prelude's files are, for definitions in them", "stdlib", "",
@@ -247,10 +252,13 @@ const std::vector<Command>& command_table() {
        {"text", "json", "csv", "md"}, "--format must be {formats}, got '{got}'", false, true,
        {Flag::preset, Flag::use, Flag::set, Flag::shard}, "merge takes its preset, --use and --set from the parts",
        cmd_merge},
-      {"validate", {"validate"},
-       "every published measurement of the validation set against its prediction\n (exit 1 when a case is outside "
-       "its band)",
-       with({{Flag::preset, 1}}, {Flag::use, Flag::set, Flag::out, Flag::threads, Flag::max_points, Flag::exact_limit}),
+      {"validate", {"validate [--cross-validate] [--fit]"},
+       "every published measurement of the validation set against its prediction, the\n out-of-sample "
+       "(leave-one-source-out) errors and the band of each domain\n (exit 1 when a case is outside its band); "
+       "--cross-validate adds the errors\n by source and of refits without whole domains, --fit the calibration fit "
+       "iterated\n to its optimum (docs/validation.md)",
+       with({{Flag::preset, 1}, {Flag::cross_validate, 1}, {Flag::fit, 1}},
+            {Flag::use, Flag::set, Flag::out, Flag::threads, Flag::max_points, Flag::exact_limit}),
        {"text", "json", "md"}, "--format must be {formats}, got '{got}'", false, true, {}, "", cmd_validate},
       {"list", {"list [KIND]"},
        "the catalogue: accelerators, systems, fabrics, links, models or grids, one row per\n entry with its source "

@@ -36,6 +36,8 @@ enum class Flag : std::uint8_t {
   sensitivity,
   top,
   diff,
+  cross_validate,
+  fit,
   stdio,
   stdlib,
   help,

@@ -44,7 +44,9 @@ struct Args {
 // What every session core of the command line is given: its wording (`mls conventions`).
 Core::Options core_options();
 
-int emit(const Args& a, const std::string& text);
+// Writes a command's whole output to --out (atomically) or stdout. Control characters but tab and
+// newline are escaped as text output escapes them (escape_controls), unless `binary` (a PNG).
+int emit(const Args& a, const std::string& text, bool binary = false);
 // Says what was wrong with the command line (exit 64): `mls: MSG`, then the command's usage lines
 // when its row asks for them (the command in `a`), else a pointer to --help.
 int usage_error(const std::string& msg);
@@ -54,8 +56,11 @@ std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed);
 int io_error(const std::string& message);
 // Prints the diagnostics to stderr; their exit code (70 when none gave one).
 int report(const Scenario& s);
-// 0, or the usage exit code after saying why: --out names a file the run reads (scenario, import).
-int refuse_output_over_input(const Args& a, const Sources& src);
+// 0, or the usage exit code after saying why: --out names a file (the same file: links followed,
+// compared by device and inode) that `s` read (scenario, import, config.json, trace) or one of
+// `more` (merge's parts). Called before a command runs and again before it writes, as a run
+// reads some files (traces) only while it evaluates.
+int refuse_output_over_input(const Args& a, const Scenario& s, std::vector<std::string> more = {});
 Selection selection_of(const Args& a);
 // 0, or the usage exit code after saying why: --table without --format csv, or naming no table of `s`.
 int check_table(const Args& a, const Scenario& s);

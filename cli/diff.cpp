@@ -63,7 +63,7 @@ int run_diff(const Args& a, const char* cmd, DiffRun& out) {
   if (!left->s.prepare(left->file)) return side_error(*left, "left", false);
   if (!right->s.prepare(right->file)) return side_error(*right, "right", false);
   for (DiffRunSide* s : {left, right})
-    if (const int rc = refuse_output_over_input(a, s->s.sources())) return rc;
+    if (const int rc = refuse_output_over_input(a, s->s)) return rc;
   for (DiffRunSide* s : {left, right})
     if (!s->s.configure(s->sel)) return side_error(*s, s == left ? "left" : "right", true);
   for (DiffRunSide* s : {left, right}) {
@@ -82,6 +82,8 @@ int cmd_diff(const Args& a) {
   // With several causes, how much each explains: re-runs of the left side (docs/diff.md).
   if (!d.left->s.split_changes(d.left->sel, *d.left->run, a.run, d.report)) return report(d.left->s);
   const std::string text = a.format == "json" ? format_diff_json(d.report) : format_diff_text(d.report);
+  for (const DiffRunSide* s : {d.left.get(), d.right.get()})  // with what the runs read (traces)
+    if (const int rc = refuse_output_over_input(a, s->s)) return rc;
   if (const int rc = emit(a, text)) return rc;
   return d.report.differs() ? 1 : 0;
 }

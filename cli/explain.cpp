@@ -11,11 +11,13 @@ int cmd_explain(const Args& a) {
   if (a.positional.size() != 3) return usage_error(a, "explain expects FILE and NAME");
   Scenario s(core_options());
   if (!s.prepare(a.positional[1])) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
+  if (const int rc = refuse_output_over_input(a, s)) return rc;
   const auto r = s.run(selection_of(a), a.run);
   if (!r) return report(s);
   const auto e = s.explain(*r, a.positional[2], a.run);
-  return e ? emit(a, format_explanation(*e)) : report(s);
+  if (!e) return report(s);
+  if (const int rc = refuse_output_over_input(a, s)) return rc;  // with what the run read (traces)
+  return emit(a, format_explanation(*e));
 }
 
 }  // namespace mls

@@ -13,8 +13,10 @@
 #include "atomic_file.hpp"
 
 #ifdef MLS_HAVE_LIBEDIT
+#include <fcntl.h>
 #include <histedit.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -34,6 +36,43 @@ std::string default_history_path() {
 }
 
 #ifdef MLS_HAVE_LIBEDIT
+
+namespace {
+
+// A history file is a regular file of at most this size (1000 entries of ordinary lines are
+// far less); a larger one is not read, and not replaced by the session's shorter history.
+constexpr off_t kMaxHistoryBytes = off_t{16} << 20;
+
+// False (with a warning in `error`) when `path` exists but is not a history file the REPL may
+// read and replace: a FIFO blocked the REPL's start forever, a character device such as
+// /dev/zero was read without end (3.9 GB in 8 s), and either would be replaced by the saved
+// history (issue 38, item 9). Opened without blocking (a FIFO with no writer) and checked on
+// the descriptor; a link to a regular file is fine (saving keeps the link).
+bool usable_history_file(const std::string& path, std::string& error) {
+  struct stat st {};
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  bool stated = false;
+  if (fd >= 0) {
+    stated = fstat(fd, &st) == 0;
+    close(fd);
+  } else {
+    // Absent (made on the first save), or not readable: a regular file then gets the message
+    // of a failed read; a socket, which cannot be opened, is refused below.
+    stated = stat(path.c_str(), &st) == 0;
+    if (!stated) return true;
+  }
+  if (!stated || !S_ISREG(st.st_mode)) {
+    error = "the history file '" + path + "' is not a regular file: history is not read or saved this session";
+    return false;
+  }
+  if (st.st_size > kMaxHistoryBytes) {
+    error = "the history file '" + path + "' is larger than 16 MiB: history is not read or saved this session";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 struct LineEditor::Impl {
   EditLine* el = nullptr;
@@ -130,6 +169,7 @@ LineEditor::LineEditor(Completer completer, std::string history_path, int histor
   el_set(m.el, EL_BIND, "^C", "mls-interrupt", nullptr);
   el_set(m.el, EL_BIND, "^R", "em-inc-search-prev", nullptr);
   el_source(m.el, nullptr);  // the user's ~/.editrc may rebind keys
+  if (!m.path.empty() && !usable_history_file(m.path, history_error_)) m.path.clear();  // off for this session
   if (!m.path.empty() && access(m.path.c_str(), F_OK) == 0 && history(m.hist, &m.ev, H_LOAD, m.path.c_str()) < 0)
     history_error_ = "cannot read the history file '" + m.path + "'";
 }

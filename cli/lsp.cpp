@@ -1,8 +1,9 @@
 // lsp.cpp — the server behind `mls lsp`: Content-Length framing, JSON-RPC dispatch and the
 // translation between LSP messages and the Workspace (interpreter/tooling/workspace.hpp).
-// nlohmann::json is confined to this file (and semantics/hf_config.cpp). Every message is
-// handled on its own: malformed framing or JSON, unknown methods and bad parameters get an error
-// reply (or are dropped, for notifications) and the server carries on.
+// nlohmann::json is confined to this file (and semantics/hf_config.cpp), read through
+// grammar/json_bounded.hpp (nesting bounded while parsing). Every message is handled on its own:
+// malformed framing or JSON, unknown methods and bad parameters get an error reply (or are
+// dropped, for notifications) and the server carries on.
 #include "lsp.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "grammar/json_bounded.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/controls.hpp"
 #include "interpreter/tooling/workspace.hpp"
@@ -271,11 +273,17 @@ class Server {
 
   // One message; the exit code when it was `exit`.
   std::optional<int> message(const std::string& body) {
-    const json msg = json::parse(body, nullptr, false);
-    if (msg.is_discarded()) {
-      send_error(json(nullptr), kParseError, "the message is not JSON");
+    // Nesting is bounded while parsing: a value millions of levels deep (well under the
+    // message size cap) is refused before it is built, never copied or printed.
+    const BoundedJson parsed = parse_bounded_json(body);
+    if (!parsed.ok) {
+      send_error(json(nullptr), kParseError,
+                 parsed.too_deep
+                     ? "the message nests arrays or objects deeper than " + std::to_string(kMaxJsonDepth) + " levels"
+                     : std::string("the message is not JSON"));
       return std::nullopt;
     }
+    const json& msg = parsed.value;
     if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string()) {
       // A response to a request of ours (we send none) is ignored; anything else is invalid.
       if (!(msg.is_object() && msg.contains("id") && (msg.contains("result") || msg.contains("error"))))
@@ -283,7 +291,8 @@ class Server {
       return std::nullopt;
     }
     const std::string method = msg["method"].get<std::string>();
-    const json params = msg.contains("params") ? msg["params"] : json::object();
+    static const json no_params = json::object();
+    const json& params = msg.contains("params") ? msg["params"] : no_params;
     if (!msg.contains("id")) {
       if (method == "exit") return shutdown_ ? kLspExitOk : kLspExitUnclean;
       try {
@@ -309,7 +318,8 @@ class Server {
     try {
       std::optional<json> result = request(method, params);
       if (!result)
-        send_error(id, kMethodNotFound, "unknown method '" + method + "'");
+        send_error(id, kMethodNotFound,
+                   "unknown method '" + (method.size() > 100 ? method.substr(0, 100) + "..." : method) + "'");
       else
         send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(*result)}});
     } catch (const BadParams& e) {

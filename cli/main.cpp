@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/results/row_text.hpp"
+#include "memory_limit.hpp"
 
 namespace mls {
 
@@ -76,7 +77,10 @@ std::unique_ptr<RunSink> watch_asserts(RunSink& inner, bool& failed) {
   return std::make_unique<AssertWatch>(inner, failed);
 }
 
-int emit(const Args& a, const std::string& text) {
+int emit(const Args& a, const std::string& raw, bool binary) {
+  // JSON and CSV escape their strings themselves; what else a command prints (explain's and
+  // diff's text, a report page) may hold a string of the scenario with a terminal escape in it.
+  const std::string text = binary ? raw : escape_controls(raw);
   if (!a.out.empty()) {
     std::string err;
     if (!write_atomically(a.out, text, err)) {
@@ -91,12 +95,15 @@ int emit(const Args& a, const std::string& text) {
   return 0;
 }
 
-int refuse_output_over_input(const Args& a, const Sources& src) {
-  std::vector<std::string> inputs;
+int refuse_output_over_input(const Args& a, const Scenario& s, std::vector<std::string> more) {
+  if (a.out.empty()) return 0;
+  const Sources& src = s.sources();
+  std::vector<std::string> inputs = s.inputs();
   for (std::size_t i = 0; i < src.size(); ++i) {
     const SourceFile& f = src.get(static_cast<FileId>(i));
     if (!f.is_stdlib && !f.name.empty() && f.name[0] != '<') inputs.push_back(f.name);
   }
+  inputs.insert(inputs.end(), more.begin(), more.end());
   const std::string msg = same_file_as_input(a.out, inputs);
   return msg.empty() ? 0 : usage_error(msg);
 }
@@ -150,7 +157,7 @@ int cmd_run(const Args& a) {
   Scenario s(core_options());
   const std::string& file = a.positional[1];
   if (!s.prepare(file)) return report(s);
-  if (const int rc = refuse_output_over_input(a, s.sources())) return rc;
+  if (const int rc = refuse_output_over_input(a, s)) return rc;
   if (const int rc = check_table(a, s)) return rc;
   if (!s.configure(selection_of(a))) return report(s);
   // Rows stream straight to the output; --out goes to a temporary file renamed at the end.
@@ -182,6 +189,8 @@ int cmd_run(const Args& a) {
     out.abandon();
     return report(s);
   }
+  // Files read while running (a serving_trace) are inputs too: checked again before the rename.
+  if (const int rc = refuse_output_over_input(a, s)) return rc;
   if (!out.commit()) return io_error(out.error());
   if (had_errors) return report(s);
   // A failed assert (1) says more than an empty search (2): the model itself is questioned.
@@ -203,16 +212,26 @@ int cmd_check(const Args& a) {
 
 int main(int argc, char** argv) {
   try {
+    if (const std::string w = mls::memory_limit_warning(); !w.empty())
+      std::fprintf(stderr, "mls: warning: %s\n", w.c_str());
     return mls::dispatch(argc, argv);
   } catch (const std::bad_alloc&) {
-    // A limit of the machine, reached by the input (a list of millions of literals, a huge
-    // sweep table), not a bug: said as such, with the input-error exit code. What was held is
-    // released by the unwinding, so printing needs no allocation beyond stdio's.
+    // A limit of the machine or of mls's memory (cli/memory_limit.hpp), reached by the input (a
+    // list of millions of literals, a huge sweep table), not a bug: said as such, with the
+    // input-error exit code. What was held is released by the unwinding, so printing needs no
+    // allocation beyond stdio's.
     const mls::ErrorKindInfo& k = mls::info(mls::ErrorKind::limit_memory);
-    std::fprintf(stderr,
-                 "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
-                 "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
-                 k.code);
+    if (mls::memory_limit_reached())
+      std::fprintf(stderr,
+                   "mls: error[%s]: out of memory: the input needs more than the %s mls may use\n"
+                   "  = help: split large literal lists or tables over several files, or narrow the sweep\n"
+                   "  = help: %s=BYTES sets the limit (K, M, G suffixes; 'off': the machine's)\n",
+                   k.code, mls::memory_limit_text().c_str(), mls::kMemoryLimitVariable);
+    else
+      std::fprintf(stderr,
+                   "mls: error[%s]: out of memory: the input needs more memory than this machine allows\n"
+                   "  = help: split large literal lists or tables over several files, or narrow the sweep\n",
+                   k.code);
     return k.exit_code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mls: error[internal]: %s\nThis is a bug in mls; please report it with the input.\n",

@@ -33,7 +33,7 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
     rc = report(s);
     return std::nullopt;
   }
-  if ((rc = refuse_output_over_input(a, s.sources()))) return std::nullopt;
+  if ((rc = refuse_output_over_input(a, s))) return std::nullopt;
   std::optional<RunResult> run;
   RunOptions opt = a.run;
   opt.keep_going = true;
@@ -43,44 +43,22 @@ std::optional<RunResult> collected_run(const Args& a, Scenario& s, const std::st
   return run;
 }
 
+// What write_capped is given: text (escaped as emit() escapes it) or a PNG's bytes.
+enum class Payload { text, binary };
+
 // The page or chart, within --max-output (limit.output otherwise), written with emit(); then
 // the run's errors, if it had any (their exit code).
-int write_capped(const Args& a, Scenario& s, const std::string& text, bool run_errors = false) {
+int write_capped(const Args& a, Scenario& s, const std::string& raw, bool run_errors = false,
+                 Payload kind = Payload::text) {
+  const bool binary = kind == Payload::binary;
+  const std::string text = binary ? raw : escape_controls(raw);  // as emit() writes it
   if (text.size() > a.max_output) {
     s.add(output_limit_exceeded(a.max_output));
     return report(s);
   }
-  const int rc = emit(a, text);
+  if (const int rc = refuse_output_over_input(a, s)) return rc;  // with what the run read (traces)
+  const int rc = emit(a, text, binary);
   return rc == 0 && run_errors ? report(s) : rc;
-}
-
-// `--sensitivity NAME`: the ranking (tooling) as the plain bars the report layer draws.
-Tornado tornado_of(const Sensitivity& r, std::size_t top) {
-  Tornado t;
-  t.result = r.name;
-  t.shown = r.shown;
-  t.step = std::to_string(std::lround(r.step * 100)) + " %";
-  for (const auto& e : r.entries) {
-    if (t.bars.size() >= top) {
-      ++t.more;
-      continue;
-    }
-    if (e.convention) {
-      for (const auto& sw : e.switches)
-        if (sw.value)
-          t.bars.push_back(
-              {e.name + " -> " + sw.choice, "convention, now " + e.choice, 0, r.change(*sw.value).value_or(0), true});
-      continue;
-    }
-    char el[32];
-    std::snprintf(el, sizeof el, "%+.3f", e.elasticity.value_or(0));
-    t.bars.push_back({e.name,
-                      e.source + " " + e.value +
-                          (e.whole ? " (moved to " + e.down_text + " and " + e.up_text + ")" : "") +
-                          (e.elasticity ? ", elasticity " + std::string(el) : "") + (e.uneven ? ", uneven" : ""),
-                      r.change(*e.down).value_or(0), r.change(*e.up).value_or(0), false});
-  }
-  return t;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -96,6 +74,7 @@ int cmd_report(const Args& a) {
   if (a.diff || a.positional.size() == 3 || a.presets.size() == 2) {
     DiffRun d;
     if (const int rc = run_diff(a, "report", d)) return rc;
+    if (const int rc = refuse_output_over_input(a, d.left->s)) return rc;  // the right side: in write_capped
     return write_capped(a, d.right->s, report_diff_html(d.report, *d.left->run, *d.right->run));
   }
   if (a.positional.size() != 2 || a.positional[1].empty()) return usage_error(a, "report expects one FILE");
@@ -135,7 +114,7 @@ int cmd_plot(const Args& a) {
     std::string why;
     const auto png = svg_to_png(chart_svg(c), 2.0, why);
     if (!png) return io_error(why);
-    return write_capped(a, s, *png, errors);
+    return write_capped(a, s, *png, errors, Payload::binary);
   } catch (DiagnosticError& e) {  // no such table or column (report/chart)
     s.add(std::move(e.diag));
     return report(s);

@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make python3 tao-pegtl-dev libfmt-dev libboost-dev doctest-dev libedit-dev
           libbenchmark-dev tmux clang clang-format libclang-rt-14-dev nlohmann-json3-dev
           pkg-config librsvg2-dev  # librsvg: `mls plot --out X.png` rasterises the chart's SVG
-          chromium)  # chromium: the report/browser test opens `mls report` pages headless
+          chromium  # chromium: the report/browser test opens `mls report` pages headless
+          # The Python module (python/, issue #35) and its tests, for Debian's python3.
+          python3-dev pybind11-dev python3-pandas python3-pytest python3-nbclient python3-nbformat
+          python3-ipykernel python3-pip python3-setuptools python3-wheel python3-venv)  # pip install .
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

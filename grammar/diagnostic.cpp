@@ -17,11 +17,29 @@ const std::vector<ErrorKindInfo>& all_error_kinds() {
 
 const ErrorKindInfo& info(ErrorKind k) { return all_error_kinds()[static_cast<std::size_t>(k)]; }
 
+namespace {
+
+// Longest message, note or help line printed whole: one that echoes a megabyte of input (an
+// identifier, a string) keeps its start and end, cut in the middle.
+constexpr std::size_t kMaxMessageBytes = 1000;
+
+std::string bounded(std::string_view text) {
+  if (text.size() <= kMaxMessageBytes) return std::string(text);
+  std::size_t head = kMaxMessageBytes * 2 / 3, tail = text.size() - kMaxMessageBytes / 4;
+  while (head > 0 && (static_cast<unsigned char>(text[head]) & 0xC0) == 0x80) --head;  // whole characters
+  while (tail < text.size() && (static_cast<unsigned char>(text[tail]) & 0xC0) == 0x80) ++tail;
+  return std::string(text.substr(0, head)) + " ... (" + std::to_string(tail - head) + " bytes) ... " +
+         std::string(text.substr(tail));
+}
+
+}  // namespace
+
 Diagnostic make_diagnostic(ErrorKind k, Span at, std::string msg, std::vector<std::string> help) {
   Diagnostic d;
   d.kind = k;
   d.span = at;
-  d.message = std::move(msg);
+  // Front ends that show the message themselves (an editor) get it bounded too (see bounded()).
+  d.message = msg.size() > kMaxMessageBytes ? bounded(msg) : std::move(msg);
   d.help = std::move(help);
   return d;
 }
@@ -68,24 +86,46 @@ std::size_t display_len(std::string_view s) {
   return n;
 }
 
-// Non-printable bytes would garble the terminal; show them as '?'.
+// A C1 control character (U+0080..U+009F, UTF-8 C2 80..C2 9F) at byte i: a terminal obeys it
+// (U+009B is CSI) as it obeys ESC.
+bool c1_at(std::string_view s, std::size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0;
+}
+
+// Non-printable characters would garble the terminal; show each as one '?'.
 std::string printable(std::string_view line) {
-  std::string out(line);
-  for (char& c : out)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
+  std::string out;
+  out.reserve(line.size());
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+      out += '?';
+    } else if (c1_at(line, i)) {
+      out += '?';
+      ++i;
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 
 // Message text on one line: a user's error("...") may contain newlines or control characters.
-std::string one_line(std::string_view text) {
+std::string one_line(std::string_view raw) {
+  const std::string text = bounded(raw);
   std::string out;
-  for (char c : text) {
-    if (c == '\n')
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
       out += "\\n";
-    else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+    } else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
       out += '?';
-    else
+    } else if (c1_at(text, i)) {
+      out += '?';
+      ++i;
+    } else {
       out += c;
+    }
   }
   return out;
 }
@@ -126,6 +166,7 @@ LineView view_line(std::string_view line, std::size_t col0, std::size_t span_byt
 void excerpt(std::string& out, const Sources& src, Span s, const std::string& label, char mark) {
   if (!s.valid()) return;
   const SourceFile& f = src.get(s.file);
+  if (f.opaque) return;  // its place only (file:line:col), never its bytes
   const LineCol lc = f.locate(s.begin);
   const std::string_view line = f.line_text(lc.line);
   const std::string num = std::to_string(f.shown_line(lc.line));
@@ -140,7 +181,7 @@ void excerpt(std::string& out, const Sources& src, Span s, const std::string& la
 }
 
 bool same_line(const Sources& src, Span a, Span b) {
-  if (!a.valid() || !b.valid() || a.file != b.file) return false;
+  if (!a.valid() || !b.valid() || a.file != b.file || src.get(a.file).opaque) return false;
   const SourceFile& f = src.get(a.file);
   return f.locate(a.begin).line == f.locate(b.begin).line;
 }

@@ -39,6 +39,10 @@ struct SourceFile {
   std::string name;  // as shown to users: "stdlib/units.mls", "scenarios/x.mls"
   std::string text;
   bool is_stdlib = false;
+  // The bytes are never shown (no excerpt under a diagnostic): a file read as data that has not
+  // shown it is what the reader expects (a config.json that is not a JSON object with a
+  // model_type may be any file, a secret among them). Positions are still given.
+  bool opaque = false;
   // Text the front end wrote from its own arguments (`--set NAME=VALUE`, `mls repl --use`): what
   // it sets is placed on the command line, not at a line of this pseudo-file.
   bool command_line = false;
@@ -58,6 +62,7 @@ class Sources {
   FileId add(std::string name, std::string text, bool is_stdlib, std::uint32_t first_line = 1);
   FileId add_command_line(std::string name, std::string text, std::uint32_t first_line = 1);
   [[nodiscard]] const SourceFile& get(FileId id) const { return *files_[id]; }
+  void set_opaque(FileId id, bool opaque) { files_[id]->opaque = opaque; }
   [[nodiscard]] std::size_t size() const { return files_.size(); }
   [[nodiscard]] std::string_view slice(Span s) const;
   // "file:line" (for assumptions) and "file:line:col" (for diagnostics).

@@ -7,7 +7,7 @@ import pathlib
 import subprocess
 import sys
 
-DIRS = ["grammar", "interpreter", "cli", "tests", "bench"]
+DIRS = ["grammar", "interpreter", "cli", "tests", "bench", "python"]
 
 
 def main() -> int:

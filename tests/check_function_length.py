@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_function_length.py — no function in grammar/, interpreter/ or cli/ is longer than 120 lines
+"""check_function_length.py — no function in grammar/, interpreter/, cli/ or python/ is longer than 120 lines
 (issue #37), save those on the allowlist below, which may hold at most 5 and only shrinks: an entry
 whose function is no longer over the limit (or is gone) fails the check too, so it must be removed.
 
@@ -18,7 +18,7 @@ import re
 import sys
 
 LIMIT = 120
-SCANNED = ["grammar", "interpreter", "cli"]
+SCANNED = ["grammar", "interpreter", "cli", "python"]
 
 # Functions allowed over the limit, each with why it is not split yet. At most 5; remove an entry
 # when its function is split (the check fails while a stale entry remains).

@@ -101,6 +101,13 @@ PROBE = """<script>
   for (var k = 0; k < ks.length; k++) if (out.kinds.indexOf(ks[k].getAttribute('data-kind')) < 0) out.kinds.push(ks[k].getAttribute('data-kind'));
   out.bold_elements = document.querySelectorAll('main b').length;
   out.validated_badges = document.querySelectorAll('.badge.validated').length;
+  out.extrapolated_badges = document.querySelectorAll('.badge.extrapolated').length;
+  // Which shown results are marked validated, by name (a band is "validated" only in its domain).
+  out.validated_results = [];
+  var rs = document.querySelectorAll('details.result');
+  for (var q = 0; q < rs.length; q++)
+    if (rs[q].querySelector('summary .badge.validated'))
+      out.validated_results.push(rs[q].querySelector('summary .name').textContent);
   out.tornado_bars = document.querySelectorAll('#sensitivity svg.tornado g.bar').length;
   out.tornado_rows = document.querySelectorAll('#sensitivity table.sensitivity tbody tr').length;
   var pre = document.createElement('pre');
@@ -304,6 +311,12 @@ def check_page(browser, mls, scenario, work, expect):
             problems.append("%s: no assumptions of kind %s (got %s)" % (name, k, got["kinds"]))
     if got["validated_badges"] < expect["validated"]:
         problems.append("%s: %d validated badges, expected at least %d" % (name, got["validated_badges"], expect["validated"]))
+    if "validated_results" in expect and got["validated_results"] != expect["validated_results"]:
+        problems.append("%s: results marked validated: %s, expected %s (only a band of the result's own domain)"
+                        % (name, got["validated_results"], expect["validated_results"]))
+    if got["extrapolated_badges"] < expect.get("extrapolated", 0):
+        problems.append("%s: %d extrapolated badges, expected at least %d"
+                        % (name, got["extrapolated_badges"], expect.get("extrapolated", 0)))
     # `--sensitivity RESULT`: the tornado chart draws one bar group per table row, at least the --top asked.
     if got["tornado_bars"] != got["tornado_rows"] or got["tornado_bars"] < expect.get("tornado", 0):
         problems.append("%s: tornado chart: %d bars, %d table rows, expected at least %d"
@@ -330,6 +343,9 @@ def main():
         (os.path.join(root, "scenarios", "thousand_gpus.mls"),
          {"tables": [("table scale", 1, True, 1, 0)], "kinds": ["registry", "default", "validation"], "validated": 3,
           "args": ["--sensitivity", "scale.tokens_per_s[gpus=1024]", "--top", "8"], "tornado": 8}),
+        (os.path.join(root, "tests", "golden", "report", "bands.mls"),
+         {"tables": [], "kinds": ["validation", "approx"], "validated": 1, "validated_results": ["h100_step"],
+          "extrapolated": 1}),
         (os.path.join(root, "tests", "golden", "report", "small.mls"),
          {"tables": [("table grow", 1, True, 3, 0), ("search pick", 1, False, 0, 1)], "kinds": ["validation"],
           "validated": 1}),

@@ -5,12 +5,18 @@ of one `mls run FILE --format F`, for every format, for a sweep (binary64 and ex
 search and a Pareto search, with more shards than chunks too. Broken merges must fail with
 error[merge.part] (exit 65): a missing part, a part from another run, a truncated part, and
 forty damaged parts (fixed seed) must each give that error or, if harmless, the right bytes.
+Forged parts (issue 38, items 3 and 12), with the digest at their end recomputed so that only the
+value checks can catch them: a row with fewer or more cells than columns, a search point without
+its objectives, nan, inf, a boolean or a string in a number column, a point outside the part's
+shard, counts that do not fit, each an error[merge.part] (exit 65) that leaves no --out file or
+temporary behind; a value changed without recomputing the digest is refused by the digest.
 
 usage: check_shard.py MLS TESTS_DIR
 """
 import glob
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -102,6 +108,7 @@ def main():
             if not (p.returncode == 65 and b"error[" in p.stderr) and not (p.returncode == 0 and p.stdout == want):
                 failures.append("merge of a damaged part (mutation %d): exit %d, stderr %s" % (
                     i, p.returncode, p.stderr.decode()[:300]))
+        forged_parts(mls, d, failures)
         p = run(mls, ["run", "search_top.mls", "--shard", "1/3"], d)
         if p.returncode != 64:
             failures.append("--shard without --format json must be a usage error, got exit %d" % p.returncode)
@@ -111,6 +118,71 @@ def main():
         return 1
     print("shard/merge: %d cases x %d formats equal to one run; broken merges rejected" % (len(cases), len(FORMATS)))
     return 0
+
+
+def fnv1a(data):
+    h = 1469598103934665603
+    for c in data:
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def redigest(data):
+    """The part with its digest recomputed (a forger's part); unchanged if it has none."""
+    m = re.search(rb',\n "digest": "[0-9a-f]{16}"\}\n$', data)
+    if not m:
+        return data
+    body = data[:m.start()]
+    return body + b',\n "digest": "%016x"}\n' % fnv1a(body)
+
+
+def forged_parts(mls, d, failures):
+    for old in glob.glob(os.path.join(d, "part_*.json")):
+        os.remove(old)
+    for k in (1, 2):
+        run(mls, ["run", "sweep.mls", "--shard", "%d/2" % k, "--format", "json", "--out", "sweep_%d.json" % k], d)
+        run(mls, ["run", "search_top.mls", "--shard", "%d/2" % k, "--format", "json", "--out", "top_%d.json" % k], d)
+    sweep2 = open(os.path.join(d, "sweep_2.json"), "rb").read()
+    top2 = open(os.path.join(d, "top_2.json"), "rb").read()
+    half = b'"q:0.5:1/2@0"'  # the second cell of the first point of sweep `small` (tp = 1, half = 0.5)
+    first_point = re.search(rb'\n    \[\d+, true, \[.*\], \[.*\]\]', top2).group(0)
+    objectives = re.search(rb'\], (\[[^\]]*\])\]$', first_point).group(1)
+    forged = {
+        "a row with fewer cells than columns": ("sweep", sweep2.replace(b'"q:1:1/1@0", ' + half, b'"q:1:1/1@0"', 1)),
+        "a row with an extra cell": ("sweep", sweep2.replace(half, half + b', "d:7@0"', 1)),
+        "nan in a number column": ("sweep", sweep2.replace(half, b'"d:nan@0"', 1)),
+        "inf in a number column": ("sweep", sweep2.replace(half, b'"d:inf@0"', 1)),
+        "a boolean in a number column": ("sweep", sweep2.replace(half, b'"b:1@0"', 1)),
+        "a string in a number column": ("sweep", sweep2.replace(half, b'"s:0.5@0"', 1)),
+        "a point outside the part's shard": ("sweep", sweep2.replace(b'\n    [0, true, ["q:1:1/1@0"',
+                                                                      b'\n    [9, true, ["q:1:1/1@0"', 1)),
+        "counts that do not fit the points": ("sweep", sweep2.replace(b'"evaluated": 4,', b'"evaluated": 5,', 1)),
+        "a search point whose objectives are []": ("top", top2.replace(
+            first_point, first_point[:-len(objectives) - 1] + b"[]]", 1)),
+        "a search point with a string objective": ("top", top2.replace(
+            first_point, first_point[:-len(objectives) - 1] + b'["s:x@0"]]', 1)),
+    }
+    for what, (kind, data) in forged.items():
+        if data in (sweep2, top2):
+            failures.append("forged part (%s): the mutation did not apply" % what)
+            continue
+        cases = [("redigested", redigest(data))]
+        if what == "nan in a number column":
+            cases.append(("with its old digest", data))  # a hand edit: the digest catches it
+        for how, part in cases:
+            with open(os.path.join(d, "forged_2.json"), "wb") as f:
+                f.write(part)
+            first = "sweep_1.json" if kind == "sweep" else "top_1.json"
+            for out in ([], ["--out", "merged.txt"]):
+                p = run(mls, ["merge", first, "forged_2.json"] + out, d)
+                err = p.stderr.decode(errors="replace")
+                left = [n for n in os.listdir(d) if ".tmp" in n or n == "merged.txt"]
+                if p.returncode != 65 or "error[merge.part]" not in err or left:
+                    failures.append("merge of a forged part (%s, %s%s): expected error[merge.part], exit 65 and no "
+                                    "file left, got exit %d, left %s: %s" % (
+                                        what, how, " --out" if out else "", p.returncode, left, err[:300]))
+                for n in left:
+                    os.remove(os.path.join(d, n))
 
 
 if __name__ == "__main__":

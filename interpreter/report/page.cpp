@@ -17,7 +17,7 @@ nav ul{columns:2;padding-left:1.2em}
 .result{margin:.15em 0}.result>summary{cursor:pointer}
 .name{font-family:ui-monospace,monospace;font-weight:600}.value{font-weight:600}
 .badge{display:inline-block;font-size:.78em;padding:0 .5em;border-radius:.7em;margin-left:.5em;border:1px solid}
-.badge.validated{color:#005a8c;border-color:#0072B2}.badge.regime{color:#8a3b00;border-color:#D55E00}
+.badge.validated{color:#005a8c;border-color:#0072B2}.badge.extrapolated{color:#6b5200;border-color:#b58900;border-style:dashed}.badge.regime{color:#8a3b00;border-color:#D55E00}
 .badge.best{color:#00664a;border-color:#009E73}.badge.fail{color:#fff;background:#D55E00;border-color:#D55E00}
 .kind{margin:.3em 0 .3em 1.2em}.kind h4{margin:.2em 0;font-size:.85em;text-transform:uppercase;color:#555}
 table{border-collapse:collapse;margin:.4em 0;font-size:.92em}

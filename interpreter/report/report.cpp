@@ -46,10 +46,18 @@ std::vector<AssumptionView> validations(const std::vector<AssumptionView>& as) {
   return v;
 }
 
+// "validated" only for a band measured on the value's own domain; a band carried over from the
+// nearest validated domain is marked as extrapolated, and a summary without a band as neither.
 std::string validated_badge(const std::vector<AssumptionView>& as) {
   std::string s;
-  for (const auto& v : validations(as))
-    s += "<span class=\"badge validated\" title=\"" + esc(v.value) + "\">validated: " + esc(v.name) + "</span>";
+  for (const auto& v : validations(as)) {
+    if (v.in_domain())
+      s += "<span class=\"badge validated\" title=\"" + esc(v.value) + "\">validated: " + esc(v.name) + " (" +
+           esc(v.domain) + ")</span>";
+    else if (v.extrapolated)
+      s += "<span class=\"badge extrapolated\" title=\"" + esc(v.value) + "\">extrapolated: " + esc(v.name) + " (" +
+           esc(v.domain) + ")</span>";
+  }
   return s;
 }
 
@@ -73,10 +81,11 @@ struct Page {
   std::string out;
   // Validation assumptions met on the way: name -> (summary, where it was used).
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> validated;
+  std::size_t max_rows = kReportMaxRows;  // rows of a table drawn (the chart uses them all)
 
   void note_validation(const std::vector<AssumptionView>& as, const std::string& where) {
     for (const auto& v : validations(as)) {
-      auto& e = validated[v.name];
+      auto& e = validated[v.name + (v.domain.empty() ? "" : " · " + v.domain)];
       e.first = v.value;
       if (std::find(e.second.begin(), e.second.end(), where) == e.second.end()) e.second.push_back(where);
     }
@@ -108,7 +117,7 @@ struct Page {
     // Regime notes per row.
     std::map<std::size_t, std::string> notes;
     for (const auto& n : t.notes) notes[n.row] += (notes[n.row].empty() ? "" : "; ") + n.text;
-    const std::size_t shown = std::min(t.rows.size(), kReportMaxRows);
+    const std::size_t shown = std::min(t.rows.size(), max_rows);
     out += "<table class=\"data\"><thead><tr>";
     if (t.search) out += "<th scope=\"col\"><button type=\"button\">rank</button></th>";
     for (const auto& c : t.cols)
@@ -260,8 +269,8 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
          "formulas of their inputs, not compared with measurements.</p>\n";
   } else {
     s += "<p>Results that depend on a model compared with published measurements (<code>mls validate</code> shows "
-         "every case):</p>\n<table><thead><tr><th>model family</th><th>measured error</th><th>used "
-         "by</th></tr></thead><tbody>\n";
+         "every case; a band is \"validated\" only on the domain its cases ran on):</p>\n<table><thead><tr><th>model "
+         "family · domain</th><th>measured error</th><th>used by</th></tr></thead><tbody>\n";
     for (const auto& [name, e] : pg.validated) {
       std::string used;
       for (const auto& u : e.second) used += (used.empty() ? "" : ", ") + u;
@@ -277,6 +286,18 @@ std::string report_html(const ResultScope& scope, const RunResult& r, const Repo
   s += "</tbody></table></details></section>\n</main>\n";
   s += page_foot();
   return s;
+}
+
+std::string report_result_html(const ResultScope& scope, const Shown& s) {
+  Page pg{scope, {}, {}};
+  pg.result(s);
+  return pg.out;
+}
+
+std::string report_table_html(const ResultScope& scope, const Table& t, std::size_t index, std::size_t max_rows) {
+  Page pg{scope, {}, {}, max_rows};
+  pg.table(t, index);
+  return pg.out;
 }
 
 }  // namespace mls

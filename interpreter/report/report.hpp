@@ -30,4 +30,12 @@ struct ReportInfo {
 // Rows a report table shows at most (the chart uses them all, thinned); the rest are counted.
 inline constexpr std::size_t kReportMaxRows = 5000;
 
+// The page's parts one at a time, for a front end that shows a run piece by piece (the Python
+// module's rich display, issue #35), drawn with the page's style (page.hpp): one shown result with
+// its assumptions folded; one table or search with its chart, its first `max_rows` rows, its regime
+// notes and its assumptions by column (`index` keeps its anchors apart from other tables').
+[[nodiscard]] std::string report_result_html(const ResultScope& scope, const Shown& s);
+[[nodiscard]] std::string report_table_html(const ResultScope& scope, const Table& t, std::size_t index,
+                                            std::size_t max_rows = kReportMaxRows);
+
 }  // namespace mls

@@ -28,10 +28,12 @@ const Table* table_named(const RunResult& r, const std::string& name) {
 // the style of the left's series of the same name, dashed. Nullopt when either side has no such
 // chart (a search, a column that is not numeric) or their x differ.
 std::optional<Chart> overlay(const Table* l, const Table* r, const TableDiff& t) {
-  if (!l || !r || l->search || r->search || t.cells.empty()) return std::nullopt;
+  if (!l || !r || l->search || r->search || t.cells_changed == 0) return std::nullopt;
   ChartSpec spec;
   for (const auto& v : t.cells)
     if (std::find(spec.y.begin(), spec.y.end(), v.name) == spec.y.end()) spec.y.push_back(v.name);
+  for (const auto& [column, n] : t.changed_columns)  // changed cells past the diff's listing limit
+    if (std::find(spec.y.begin(), spec.y.end(), column) == spec.y.end()) spec.y.push_back(column);
   Chart a, b;
   try {
     a = chart_of(*l, spec);
@@ -129,34 +131,38 @@ void table_section(std::string& out, const DiffReport& d, const TableDiff& t, st
     return;
   }
   out += fmt::format("<p class=\"counts\">{} rows compared; {} cells changed, {} unchanged", t.rows_compared,
-                     t.cells.size(), t.cells_unchanged);
-  if (!t.rows_added.empty()) out += fmt::format("; {} rows only on the right", t.rows_added.size());
-  if (!t.rows_removed.empty()) out += fmt::format("; {} rows only on the left", t.rows_removed.size());
+                     t.cells_changed, t.cells_unchanged);
+  if (t.rows_added_count > 0) out += fmt::format("; {} rows only on the right", t.rows_added_count);
+  if (t.rows_removed_count > 0) out += fmt::format("; {} rows only on the left", t.rows_removed_count);
   out += "</p>\n";
   if (t.keys_differ) out += "<p>The two sweeps range over different variables: their rows cannot be matched.</p>\n";
   for (const auto& c : t.columns_added) out += "<p>column <code>" + esc(c) + "</code> only on the right</p>\n";
   for (const auto& c : t.columns_removed) out += "<p>column <code>" + esc(c) + "</code> only on the left</p>\n";
   if (const auto c = overlay(table_named(lr, t.name), table_named(rr, t.name), t)) out += chart_svg(*c);
-  if (t.cells.empty()) {
+  if (t.cells_changed == 0) {
     out += "</section>\n";
     return;
   }
-  // Which assumptions explain the table's changes, with how many cells each one touches.
+  // Which assumptions explain the table's changes, with how many cells each one touches (every
+  // changed cell, listed or not: TableDiff::causes).
   std::vector<std::pair<AssumptionKey, std::size_t>> causes;
-  for (const auto& v : t.cells)
-    for (const auto& k : v.because) {
+  for (const auto& cause : t.causes) {
+    std::size_t cells = 0;
+    for (const auto& [column, n] : cause.columns) cells += n;
+    for (const auto& k : cause.because) {
       auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == k; });
       if (it == causes.end())
-        causes.push_back({k, 1});
+        causes.push_back({k, cells});
       else
-        ++it->second;
+        it->second += cells;
     }
+  }
   if (!causes.empty()) {
     out += "<h3>Because</h3><ul class=\"because\">";
     for (const auto& [k, n] : causes) {
       const AssumptionChange* c = d.change_of(k);
       out += "<li><code>" + esc(k.text()) + "</code>" + (c ? ": " + esc(assumption_change_text(*c)) : "") +
-             fmt::format(" <span class=\"counts\">({} of {} changed cells)</span></li>", n, t.cells.size());
+             fmt::format(" <span class=\"counts\">({} of {} changed cells)</span></li>", n, t.cells_changed);
     }
     out += "</ul>\n";
   }
@@ -169,11 +175,10 @@ void table_section(std::string& out, const DiffReport& d, const TableDiff& t, st
         value_cells(v) + "</tr>\n";
   }
   out += "</tbody></table>\n";
-  if (shown < t.cells.size())
-    out += fmt::format(
-        "<p class=\"counts\">the first {} of {} changed cells; <code>mls diff --format json</code> "
-        "has them all</p>\n",
-        shown, t.cells.size());
+  if (shown < t.cells_changed)
+    out += fmt::format("<p class=\"counts\">the first {} of {} changed cells; {}</p>\n", shown, t.cells_changed,
+                       t.cells_changed > t.cells.size() ? "<code>mls run --format csv</code> of each side has them all"
+                                                        : "<code>mls diff --format json</code> has them all");
   out += "</section>\n";
 }
 

@@ -41,7 +41,16 @@ bool key_before(const AssumptionKey& a, const AssumptionKey& b) {
 
 AssumptionView view_of(const ResultScope& p, AtomId a) {
   const Assumption& as = p.deps.assumption(a);
-  return {as.kind, as.name, as.value, p.sources.where_line(as.at), as.via};
+  AssumptionView v;
+  v.kind = as.kind;
+  v.name = as.name;
+  v.value = as.value;
+  v.at = p.sources.where_line(as.at);
+  v.via = as.via;
+  v.band = as.band;
+  v.domain = as.domain;
+  v.extrapolated = as.extrapolated;
+  return v;
 }
 
 // A text that is equal exactly when two row keys are equal (exact rationals where known).
@@ -153,12 +162,17 @@ class Differ {
   }
 
  private:
+  // Each dependency set the outputs carry, once (a table's cells mostly share a few).
   static void collect(const RunResult& r, std::vector<DepSet>& used) {
+    std::unordered_set<DepSet> seen;
+    auto use = [&](DepSet d) {
+      if (seen.insert(d).second) used.push_back(d);
+    };
     for (const auto& s : r.results)
-      for (DepSet d : deps_within(s.value)) used.push_back(d);
+      for (DepSet d : deps_within(s.value)) use(d);
     for (const auto& t : r.tables)
       for (const auto& row : t.rows)
-        for (const auto& c : row.cells) used.push_back(c.deps);
+        for (const auto& c : row.cells) use(c.deps);
   }
 
   void results(DiffReport& d) {
@@ -221,21 +235,29 @@ class Differ {
       td.row_is_right.push_back(right_side);
       return td.row_keys.size() - 1;
     };
+    // A row on one side only: counted, and listed while the diff lists (kDiffListed).
+    auto one_sided = [&](const std::vector<Value>& k, bool right_side) {
+      ++(right_side ? td.rows_added_count : td.rows_removed_count);
+      if (listed_ >= kDiffListed) return;
+      ++listed_;
+      (right_side ? td.rows_added : td.rows_removed).push_back(add_key(k, right_side));
+    };
     if (td.keys_differ) {
-      for (const auto& row : a.rows) td.rows_removed.push_back(add_key(row.key));
-      for (const auto& row : b.rows) td.rows_added.push_back(add_key(row.key, true));
+      for (const auto& row : a.rows) one_sided(row.key, false);
+      for (const auto& row : b.rows) one_sided(row.key, true);
       return td;
     }
     std::unordered_map<std::string, std::vector<std::size_t>> right;
     for (std::size_t j = 0; j < b.rows.size(); ++j) right[key_identity(b.rows[j].key)].push_back(j);
     std::unordered_map<std::string, std::size_t> taken;
     std::vector<bool> used(b.rows.size(), false);
+    std::map<std::vector<AssumptionKey>, std::size_t> cause_index;  // into td.causes
     for (const auto& row : a.rows) {
       const std::string id = key_identity(row.key);
       auto it = right.find(id);
       std::size_t& k = taken[id];
       if (it == right.end() || k >= it->second.size()) {
-        td.rows_removed.push_back(add_key(row.key));
+        one_sided(row.key, false);
         continue;
       }
       const Row& other = b.rows[it->second[k]];
@@ -244,27 +266,50 @@ class Differ {
       ++td.rows_compared;
       std::optional<std::size_t> ref;
       for (const auto& [ci, cj] : cols) {
-        auto vd = compare_values(row.cells[ci], a.cols[ci].type, a.cols[ci].display, other.cells[cj], b.cols[cj].type,
-                                 b.cols[cj].display);
-        if (!vd) {
+        const Value& lv = row.cells[ci];
+        const Value& rv = other.cells[cj];
+        if (same_value(lv, rv)) {
           ++td.cells_unchanged;
           continue;
         }
+        // Every changed cell is counted under its cause; the first ones are listed.
+        const std::vector<AssumptionKey>& because = cause_of(lv.deps, rv.deps);
+        const std::string& column = a.cols[ci].name;
+        ++td.cells_changed;
+        ++td.changed_columns[column];
+        auto [at, fresh] = cause_index.emplace(because, td.causes.size());
+        if (fresh) td.causes.push_back({because, {}});
+        ++td.causes[at->second].columns[column];
+        if (listed_ >= kDiffListed) continue;
+        ++listed_;
+        auto vd = compare_values(lv, a.cols[ci].type, a.cols[ci].display, rv, b.cols[cj].type, b.cols[cj].display);
         if (!ref) ref = add_key(row.key);
-        vd->name = a.cols[ci].name;
+        vd->name = column;
         vd->row = *ref;
-        vd->because = attribute(lmap_, rmap_, l_.scope, {row.cells[ci].deps}, r_.scope, {other.cells[cj].deps});
+        vd->because = because;
         td.cells.push_back(std::move(*vd));
       }
     }
     for (std::size_t j = 0; j < b.rows.size(); ++j)
-      if (!used[j]) td.rows_added.push_back(add_key(b.rows[j].key, true));
+      if (!used[j]) one_sided(b.rows[j].key, true);
     return td;
+  }
+
+  // A changed cell's attribution, by its two dependency sets: the cells of a column mostly share
+  // them, and attribute() reads every atom of both.
+  const std::vector<AssumptionKey>& cause_of(DepSet l, DepSet r) {
+    const auto key = std::make_pair(l, r);
+    auto it = causes_.find(key);
+    if (it != causes_.end()) return it->second;
+    if (causes_.size() >= 65536) causes_.clear();  // bounded: a table of all-different provenance
+    return causes_.emplace(key, attribute(lmap_, rmap_, l_.scope, {l}, r_.scope, {r})).first->second;
   }
 
   const DiffSide& l_;
   const DiffSide& r_;
   AssumptionMap lmap_, rmap_;
+  std::size_t listed_ = 0;  // changed cells and one-sided rows listed so far (kDiffListed)
+  std::map<std::pair<DepSet, DepSet>, std::vector<AssumptionKey>> causes_;
 };
 
 }  // namespace
@@ -477,8 +522,8 @@ bool Shares::complete() const {
 }
 
 bool TableDiff::differs() const {
-  return only || keys_differ || !columns_added.empty() || !columns_removed.empty() || !rows_added.empty() ||
-         !rows_removed.empty() || !cells.empty();
+  return only || keys_differ || !columns_added.empty() || !columns_removed.empty() || rows_added_count > 0 ||
+         rows_removed_count > 0 || cells_changed > 0;
 }
 
 std::string TableDiff::row_text(std::size_t row) const {

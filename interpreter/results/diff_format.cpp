@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "diff.hpp"
 
@@ -145,72 +146,94 @@ void table_text(std::string& out, const DiffReport& d, const TableDiff& t) {
                        t.search ? "search" : "table", t.name, names(t.key_names), names(t.right_key_names));
   else
     out += fmt::format("\n{} {} — {} row{} compared; {} cell{} changed, {} unchanged\n", t.search ? "search" : "table",
-                       t.name, t.rows_compared, t.rows_compared == 1 ? "" : "s", t.cells.size(),
-                       t.cells.size() == 1 ? "" : "s", t.cells_unchanged);
-  auto rows = [&](const std::vector<std::size_t>& v) {
+                       t.name, t.rows_compared, t.rows_compared == 1 ? "" : "s", t.cells_changed,
+                       t.cells_changed == 1 ? "" : "s", t.cells_unchanged);
+  // Rows and cells past the diff's listing limit are counted, not listed (kDiffListed).
+  auto rows = [&](const std::vector<std::size_t>& v, std::size_t count) {
     std::string s;
     for (std::size_t r : v) s += (s.empty() ? "" : "; ") + t.row_text(r);
+    if (count > v.size()) s += fmt::format("{}and {} more", s.empty() ? "" : "; ", count - v.size());
     return s;
   };
   if (!t.columns_removed.empty()) out += "  columns only on the left: " + names(t.columns_removed) + "\n";
   if (!t.columns_added.empty()) out += "  columns only on the right: " + names(t.columns_added) + "\n";
-  if (!t.rows_removed.empty()) out += "  rows only on the left: " + rows(t.rows_removed) + "\n";
-  if (!t.rows_added.empty()) out += "  rows only on the right: " + rows(t.rows_added) + "\n";
-  if (t.cells.empty()) return;
-  std::vector<std::vector<std::string>> grid;
-  std::vector<std::string> head = t.key_names;
-  for (const char* h : {"column", "left", "right", "change", "relative", ""}) head.emplace_back(h);
-  grid.push_back(head);
-  std::vector<std::string> rule;
-  for (const auto& h : head) rule.emplace_back(width(h), '-');
-  grid.push_back(rule);
-  std::vector<bool> right;
-  for (std::size_t k = 0; k < t.key_names.size(); ++k)
-    right.push_back(!t.cells.empty() && t.row_keys[t.cells[0].row][k].k == Value::K::num);
-  for (bool b : {false, true, true, true, true, false}) right.push_back(b);
-  for (const auto& c : t.cells) {
-    std::vector<std::string> line;
+  if (t.rows_removed_count > 0) out += "  rows only on the left: " + rows(t.rows_removed, t.rows_removed_count) + "\n";
+  if (t.rows_added_count > 0) out += "  rows only on the right: " + rows(t.rows_added, t.rows_added_count) + "\n";
+  if (t.cells_changed == 0) return;
+  const std::string more = t.cells_changed > t.cells.size()
+                               ? fmt::format(
+                                     "  … and {} more changed cells (a diff lists {} cells and rows; `mls run "
+                                     "--format csv` of each side has them all)\n",
+                                     t.cells_changed - t.cells.size(), kDiffListed)
+                               : std::string();
+  if (t.cells.empty()) out += more;
+  if (!t.cells.empty()) {
+    std::vector<std::vector<std::string>> grid;
+    std::vector<std::string> head = t.key_names;
+    for (const char* h : {"column", "left", "right", "change", "relative", ""}) head.emplace_back(h);
+    grid.push_back(head);
+    std::vector<std::string> rule;
+    for (const auto& h : head) rule.emplace_back(width(h), '-');
+    grid.push_back(rule);
+    std::vector<bool> right;
     for (std::size_t k = 0; k < t.key_names.size(); ++k)
-      line.push_back(format_value(t.row_keys[c.row][k], k < t.key_displays.size() ? t.key_displays[k] : Display{}));
-    line.push_back(c.name);
-    line.push_back(left_of(c));
-    line.push_back(right_of(c));
-    line.push_back(change_of_text(c));
-    line.push_back(relative_of_text(c));
-    line.push_back(note_of(c));
-    grid.push_back(std::move(line));
-  }
-  // The rule row must span each column's width: rebuild it after measuring.
-  std::vector<std::size_t> w(head.size(), 0);
-  for (const auto& r : grid)
-    for (std::size_t i = 0; i < r.size(); ++i)
-      if (&r != &grid[1]) w[i] = std::max(w[i], width(r[i]));
-  for (std::size_t i = 0; i < w.size(); ++i) grid[1][i] = head[i].empty() ? "" : std::string(w[i], '-');
-  aligned(out, grid, right, "  ");
-  // Why: cells grouped by their attribution; a group names whole columns where it can.
-  std::vector<std::pair<std::vector<AssumptionKey>, std::vector<std::size_t>>> groups;
-  for (std::size_t i = 0; i < t.cells.size(); ++i) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t.cells[i].because; });
-    if (it == groups.end())
-      groups.push_back({t.cells[i].because, {i}});
-    else
-      it->second.push_back(i);
-  }
-  out += "  because:\n";
-  for (const auto& [keys, members] : groups) {
-    std::vector<std::string> parts;
-    std::map<std::string, std::size_t> in_group, in_table;
-    for (const auto& c : t.cells) ++in_table[c.name];
-    for (std::size_t i : members) ++in_group[t.cells[i].name];
-    for (std::size_t i : members) {
-      const ValueDiff& c = t.cells[i];
-      std::string part = in_group[c.name] == in_table[c.name] ? c.name : c.name + "[" + t.row_text(c.row) + "]";
-      if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+      right.push_back(!t.cells.empty() && t.row_keys[t.cells[0].row][k].k == Value::K::num);
+    for (bool b : {false, true, true, true, true, false}) right.push_back(b);
+    for (const auto& c : t.cells) {
+      std::vector<std::string> line;
+      for (std::size_t k = 0; k < t.key_names.size(); ++k)
+        line.push_back(format_value(t.row_keys[c.row][k], k < t.key_displays.size() ? t.key_displays[k] : Display{}));
+      line.push_back(c.name);
+      line.push_back(left_of(c));
+      line.push_back(right_of(c));
+      line.push_back(change_of_text(c));
+      line.push_back(relative_of_text(c));
+      line.push_back(note_of(c));
+      grid.push_back(std::move(line));
     }
+    // The rule row must span each column's width: rebuild it after measuring.
+    std::vector<std::size_t> w(head.size(), 0);
+    for (const auto& r : grid)
+      for (std::size_t i = 0; i < r.size(); ++i)
+        if (&r != &grid[1]) w[i] = std::max(w[i], width(r[i]));
+    for (std::size_t i = 0; i < w.size(); ++i) grid[1][i] = head[i].empty() ? "" : std::string(w[i], '-');
+    aligned(out, grid, right, "  ");
+    out += more;
+  }
+  // Why: every changed cell grouped by its attribution (TableDiff::causes, counted over all of
+  // them, listed or not); a group names whole columns where it can, else the listed cells.
+  std::map<std::vector<AssumptionKey>, std::vector<std::size_t>> members;  // listed cells per cause
+  for (std::size_t i = 0; i < t.cells.size(); ++i) members[t.cells[i].because].push_back(i);
+  out += "  because:\n";
+  for (const auto& cause : t.causes) {
+    std::vector<std::string> parts;
+    std::set<std::string> seen;
+    auto add = [&](std::string part) {
+      if (seen.insert(part).second) parts.push_back(std::move(part));
+    };
+    auto whole = [&](const std::string& column) { return cause.columns.at(column) == t.changed_columns.at(column); };
+    std::size_t listed_partial = 0;
+    for (std::size_t i : members[cause.because]) {
+      const ValueDiff& c = t.cells[i];
+      if (whole(c.name)) {
+        add(c.name);
+      } else {
+        add(c.name + "[" + t.row_text(c.row) + "]");
+        ++listed_partial;
+      }
+    }
+    std::size_t partial = 0;
+    for (const auto& [column, n] : cause.columns) {
+      if (whole(column))
+        add(column);  // a whole column none of whose cells is listed
+      else
+        partial += n;
+    }
+    if (partial > listed_partial) parts.push_back(fmt::format("{} more cells", partial - listed_partial));
     std::string head_line;
     for (const auto& p : parts) head_line += (head_line.empty() ? "" : ", ") + p;
     out += "    " + head_line + ":\n";
-    because_lines(out, d, keys, "      ");
+    because_lines(out, d, cause.because, "      ");
   }
   // Each cell's split between its causes, where it has several (tooling/diff_shares.hpp).
   std::string shares;
@@ -363,6 +386,7 @@ std::string format_diff_json(const DiffReport& d) {
       out += ",\n     \"key\": " + json_names(t.key_names) + ", \"right_key\": " + json_names(t.right_key_names) +
              ", \"keys_differ\": " + (t.keys_differ ? "true" : "false") +
              ", \"rows_compared\": " + std::to_string(t.rows_compared) +
+             ", \"cells_changed\": " + std::to_string(t.cells_changed) +
              ", \"cells_unchanged\": " + std::to_string(t.cells_unchanged);
       out += ",\n     \"columns_added\": " + json_names(t.columns_added) +
              ", \"columns_removed\": " + json_names(t.columns_removed);
@@ -371,7 +395,9 @@ std::string format_diff_json(const DiffReport& d) {
         for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_row(t, v[i]);
         return s + "]";
       };
-      out += ",\n     \"rows_added\": " + rows(t.rows_added) + ", \"rows_removed\": " + rows(t.rows_removed);
+      out += ",\n     \"rows_added\": " + rows(t.rows_added) + ", \"rows_removed\": " + rows(t.rows_removed) +
+             ", \"rows_added_count\": " + std::to_string(t.rows_added_count) +
+             ", \"rows_removed_count\": " + std::to_string(t.rows_removed_count);
       out += ",\n     \"cells\": [";
       for (std::size_t i = 0; i < t.cells.size(); ++i)
         out += std::string(i ? "," : "") + "\n       {\"row\": " + json_row(t, t.cells[i].row) +

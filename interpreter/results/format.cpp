@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/config.hpp"
@@ -82,9 +83,13 @@ void Writer::flush() {
 
 // ---- shared helpers ---------------------------------------------------------------------------
 
+// Every control character is escaped: C0 as JSON requires, and DEL and C1 (U+0080..U+009F, which
+// a terminal showing the JSON would obey: U+009B is CSI) as \u00NN too. The JSON stays valid and
+// reads back the same.
 std::string json_string(const std::string& s) {
   std::string out = "\"";
-  for (char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
     switch (ch) {
       case '"': out += "\\\""; break;
@@ -93,10 +98,14 @@ std::string json_string(const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20)
+        if (c < 0x20 || c == 0x7f) {
           out += fmt::format("\\u{:04x}", c);
-        else
+        } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+          ++i;
+        } else {
           out += ch;
+        }
     }
   }
   return out + "\"";
@@ -411,7 +420,15 @@ std::string json_assumptions(const std::vector<AssumptionView>& as) {
     if (i) out += ", ";
     out += "{\"kind\": " + json_string(kind_name(a.kind)) + ", \"name\": " + json_string(a.name) +
            ", \"value\": " + json_string(a.value) + ", \"at\": " + json_string(a.at) +
-           ", \"via\": " + json_string(a.via.text()) + "}";
+           ", \"via\": " + json_string(a.via.text());
+    // A validation band also as data: its half-width, domain and whether it is extrapolated.
+    if (a.kind == AssumptionKind::validation && a.band >= 0) {
+      char b[40];
+      std::snprintf(b, sizeof b, "%.17g", a.band);
+      out += std::string(", \"band\": ") + b + ", \"domain\": " + json_string(a.domain) +
+             ", \"extrapolated\": " + (a.extrapolated ? "true" : "false");
+    }
+    out += "}";
   }
   return out + "]";
 }
@@ -573,7 +590,11 @@ class JsonSink : public RunSink, public RowTextSink {
 
 // ---- CSV and Markdown -------------------------------------------------------------------------
 
-std::string csv_quote(const std::string& s) {
+// A CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break). Control
+// characters but tab and newline are written as text first, as text and Markdown do
+// (escape_controls: `\x1B`, `\u009B`), so no CSV viewer or terminal receives a raw escape.
+std::string csv_quote(const std::string& raw) {
+  const std::string s = escape_controls(raw);
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);

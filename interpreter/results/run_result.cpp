@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -148,7 +149,16 @@ void append_views(const ResultScope& p, DepSet d, std::vector<AssumptionView>& o
   for (AtomId a : p.deps.atoms(d)) {
     if (!p.deps.is_assumption(a)) continue;
     const Assumption& as = p.deps.assumption(a);
-    out.push_back({as.kind, as.name, as.value, assumption_place(p.sources, as), as.via});
+    AssumptionView v;
+    v.kind = as.kind;
+    v.name = as.name;
+    v.value = as.value;
+    v.at = assumption_place(p.sources, as);
+    v.via = as.via;
+    v.band = as.band;
+    v.domain = as.domain;
+    v.extrapolated = as.extrapolated;
+    out.push_back(std::move(v));
   }
 }
 
@@ -159,6 +169,19 @@ std::vector<AssumptionView> sorted_unique(std::vector<AssumptionView> out) {
 }
 
 }  // namespace
+
+std::string band_summary(const std::vector<AssumptionView>& as) {
+  std::string out;
+  for (const auto& a : as) {
+    if (a.kind != AssumptionKind::validation || a.band < 0) continue;
+    char b[48];
+    std::snprintf(b, sizeof b, "%.1f %%", 100 * a.band);
+    out += (out.empty() ? "" : "; ") +
+           (a.extrapolated ? "extrapolated to " + a.domain + " (" + a.name + ", ±" + b + "; not validated there)"
+                           : "validated on " + a.domain + " (" + a.name + ", ±" + b + ")");
+  }
+  return out;
+}
 
 std::vector<AssumptionView> assumptions_of(const ResultScope& p, DepSet d) {
   std::vector<AssumptionView> out;

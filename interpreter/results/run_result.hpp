@@ -199,6 +199,13 @@ struct AssumptionView {
   AssumptionKind kind = AssumptionKind::default_;
   std::string name, value, at;  // at: "file:line", "command line"
   Via via;
+  // A validation band (kind validation): its relative half-width (< 0: none), its domain and
+  // whether it is extrapolated from another domain (docs/validation.md).
+  double band = -1;
+  std::string domain = {};
+  bool extrapolated = false;
+  // What a reader may call "validated": a band measured on the value's own domain.
+  [[nodiscard]] bool in_domain() const { return kind == AssumptionKind::validation && band >= 0 && !extrapolated; }
   bool operator<(const AssumptionView& o) const;
   bool operator==(const AssumptionView& o) const;
 };
@@ -206,6 +213,11 @@ struct AssumptionView {
 // The assumptions in a dependency set, sorted (kind, name, at) and de-duplicated; of several sets,
 // those of their union (read only: no union is interned).
 [[nodiscard]] std::vector<AssumptionView> assumptions_of(const ResultScope& p, DepSet d);
+// How a value's validation bands read in one line (the REPL, the editor hover): "validated on H100
+// SXM dense fp8 (training, ±12.5 %)" for a band of its own domain, "extrapolated to B200 SXM MoE
+// fp8 (training, ±35.0 %; not validated there)" for one carried over from the nearest validated
+// domain; "" when the value depends on no band. Only an in-domain band says "validated".
+[[nodiscard]] std::string band_summary(const std::vector<AssumptionView>& as);
 [[nodiscard]] std::vector<AssumptionView> assumptions_of(const ResultScope& p, const std::vector<DepSet>& ds);
 
 // A display that keeps a number of bytes in the prefix family it was written in (issue #12):

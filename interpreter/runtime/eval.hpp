@@ -49,13 +49,16 @@ class Evaluator {
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
-  // The validation assumption of a family (validated("training", ...)): "median |error| ... over N
-  // published runs" of the cases of that family (and quantity: "serving throughput") in
-  // `<family>_validation_cases` or `validation_cases`, evaluated exactly under this evaluator's
-  // configuration, once per process and configuration (Program::validation_memo). Inside that
-  // evaluation (and for a family nobody declared) it is the empty set, so the cases do not
-  // validate themselves.
-  [[nodiscard]] DepSet validation_deps(const std::string& family);
+  // The validation assumption of a family (validated("training", ...)) for a result of `domain` (a
+  // domain record: stdlib/validation.mls, training_domain; null: banded by all the family's cases):
+  // the band of that domain's cases, or an extrapolation from the nearest validated domain
+  // (runtime/validation.cpp, docs/validation.md). The cases are evaluated exactly under this
+  // evaluator's configuration, once per process and configuration. Inside that evaluation (and
+  // for an evaluator without summaries) it is the empty set, so the cases do not validate
+  // themselves.
+  [[nodiscard]] DepSet validation_deps(const std::string& family, const Value* domain);
+  // An exact evaluator without validation summaries (the validation cases themselves).
+  [[nodiscard]] static Evaluator for_validation(Program& p, const Config& cfg) { return Evaluator(p, cfg, true, true); }
 
   // Evaluates an expression in a frame of `nslots` fresh slots.
   [[nodiscard]] Value eval_in(const Expr& e, int nslots);
@@ -130,14 +133,12 @@ class Evaluator {
   std::unique_ptr<std::atomic<GlobalCache*>[]> cache_blocks_;
   GlobalCache& cache(std::uint32_t g);
   AtomId overflow_atom_ = 0;
-  // Validation: one atom per family of p.validated_families (created here, before evaluation),
-  // its text computed on first use by an exact evaluator of its own (its own globals cache).
+  // Validation (runtime/validation.cpp): whether validated() attaches bands, and the band of each
+  // (family, domain) met so far by this evaluator.
   Evaluator(Program& p, const Config& cfg, bool exact, bool for_validation);
-  [[nodiscard]] std::string validation_summary(const std::string& family);
-  std::vector<AtomId> validation_atoms_;
-  std::vector<bool> validation_done_;
+  bool validation_on_ = false;
   std::mutex validation_mu_;
-  std::unique_ptr<Evaluator> validation_ev_;
+  std::unordered_map<std::string, DepSet> validation_seen_;
 };
 
 // Human-readable list of the assumptions in a set, for runtime error notes.

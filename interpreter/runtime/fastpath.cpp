@@ -34,6 +34,16 @@ CVal constant(CVal::K k, double v) {
   return c;
 }
 
+// Whether every scalar of a value is known while compiling (the same at every point).
+bool all_constant(const CVal& c) {
+  if (c.scalar()) return c.cst;
+  for (const auto& f : c.fields)
+    if (!all_constant(f.second)) return false;
+  for (const auto& x : c.items)
+    if (!all_constant(x)) return false;
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -500,8 +510,17 @@ class Compiler {
         return f ? *f : args[2];
       }
       case FastOp::fail: emit(Ins{Op::fail}); return constant(CVal::K::num, 0);
-      // The value itself; its validation assumption is provenance, which the evaluator adds.
-      case FastOp::second_arg: return args[1];
+      // The value itself; its validation assumption is provenance, which the evaluator adds per
+      // branch signature: the band's domain must then be one for the whole sweep.
+      case FastOp::second_arg:
+        if (native.id == NativeId::validated)
+          if (const CVal* d = args[1].k == CVal::K::record ? args[1].field(intern("domain")) : nullptr)
+            if (!all_constant(*d)) throw Unsupported{"a validation domain that varies within the sweep"};
+        return args[1];
+      case FastOp::third_arg:
+        if (native.id == NativeId::validated_in && !all_constant(args[1]))
+          throw Unsupported{"a validation domain that varies within the sweep"};
+        return args[2];
       case FastOp::none: break;  // the row's why_not says why
     }
     throw Unsupported{std::string("native '") + native.name + "'"};

@@ -158,9 +158,25 @@ Value e_has_field(NativeEval& n) {
 
 Value e_error(NativeEval& n) { n.ev.fail(ErrorKind::runtime_error, n.call.span, n.args[0].str(), n.args[0].deps); }
 
-// The value with its family's validation summary attached (computed once per evaluator).
+// The value with its family's validation band attached: of the domain the value records (a train()
+// result's `domain` field), else of all the family's cases.
 Value e_validated(NativeEval& n) {
-  return n.ev.with_deps(n.args[1], n.ev.validation_deps(n.args[0].str()), n.call.span);
+  const Value& v = n.args[1];
+  const Value* domain = v.k == Value::K::record ? v.rec().get(intern("domain")) : nullptr;
+  if (domain && domain->k != Value::K::record) domain = nullptr;
+  return n.ev.with_deps(v, n.ev.validation_deps(n.args[0].str(), domain), n.call.span);
+}
+
+// The value with the band of the domain given beside it.
+Value e_validated_in(NativeEval& n) {
+  return n.ev.with_deps(n.args[2], n.ev.validation_deps(n.args[0].str(), &n.args[1]), n.call.span);
+}
+
+// The value with the call's `approx` assumption (made while resolving: the name and reason are
+// literals).
+Value e_borrowed(NativeEval& n) {
+  if (n.call.call_atom < 0) return n.args[2];
+  return n.ev.with_deps(n.args[2], n.ev.deps().single(static_cast<AtomId>(n.call.call_atom)), n.call.span);
 }
 
 // The value with the call's note (an atom created while resolving: t_note requires a literal).
@@ -221,7 +237,9 @@ constexpr EvalRow kEvals[] = {
     {NativeId::error, e_error},
     {NativeId::erlang_c, e_erlang_c},
     {NativeId::validated, e_validated},
+    {NativeId::validated_in, e_validated_in},
     {NativeId::note, e_note},
+    {NativeId::borrowed, e_borrowed},
     {NativeId::hf_config, e_hf_config},
     {NativeId::kv_alloc_sim, kvsim::evaluate},
     {NativeId::serve_sim, servesim::evaluate},

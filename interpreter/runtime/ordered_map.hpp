@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -25,7 +26,10 @@ namespace mls {
 // reused: compute must overwrite all of `result`. An error of an item belongs in its Result,
 // raised by consume — in index order, so the first failing item decides, deterministically. An
 // exception from consume (or from compute on the calling thread) stops the workers and
-// propagates. State is per thread (scratch space), default-constructed.
+// propagates. An exception on a worker (std::bad_alloc when memory runs out, or anything else
+// compute did not keep in its Result) stops the map too and is rethrown on the calling thread:
+// the item the worker had claimed is never delivered, so waiting for it would wait forever
+// (issue 38, item 5). State is per thread (scratch space), default-constructed.
 inline std::size_t ordered_map_window(unsigned threads) { return 2 * static_cast<std::size_t>(threads) + 2; }
 
 template <class Result, class State, class Compute, class Consume>
@@ -52,6 +56,7 @@ void ordered_parallel_map(std::size_t first, std::size_t end, unsigned threads, 
   std::size_t consumed = first;
   std::atomic<std::size_t> next{first};
   bool stop = false;
+  std::exception_ptr failed;  // a worker's exception (under mu), for the calling thread to raise
   // Moves a computed result into its slot (under the lock) and marks it ready.
   auto deliver = [&slots, window](std::size_t i, Result& from) {
     Slot& slot = slots[i % window];
@@ -59,33 +64,34 @@ void ordered_parallel_map(std::size_t first, std::size_t end, unsigned threads, 
     slot.ready = true;
   };
   auto worker = [&] {
-    State st;
-    Result local;
-    while (true) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= end) return;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return stop || i < consumed + window; });
-        if (stop) return;
+    try {
+      State st;
+      Result local;
+      while (true) {
+        const std::size_t i = next.fetch_add(1);
+        if (i >= end) return;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return stop || i < consumed + window; });
+          if (stop) return;
+        }
+        compute(i, local, st);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          deliver(i, local);
+        }
+        cv.notify_all();
       }
-      compute(i, local, st);
+    } catch (...) {
       {
         std::lock_guard<std::mutex> lock(mu);
-        deliver(i, local);
+        if (!failed) failed = std::current_exception();
+        stop = true;
       }
       cv.notify_all();
     }
   };
   std::vector<PipelineThread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 0; t + 1 < threads; ++t) {
-    pool.emplace_back(worker);
-    if (!pool.back().started()) {
-      pool.pop_back();
-      break;
-    }
-  }
   auto halt = [&] {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -95,15 +101,32 @@ void ordered_parallel_map(std::size_t first, std::size_t end, unsigned threads, 
     for (auto& th : pool) th.join();
     pool.clear();
   };
-  State own_state;
-  Result own;
   try {
+    pool.reserve(threads);
+    for (unsigned t = 0; t + 1 < threads; ++t) {
+      pool.emplace_back(worker);
+      if (!pool.back().started()) {
+        pool.pop_back();
+        break;
+      }
+    }
+  } catch (...) {
+    // No memory for another thread's state: the threads made so far are stopped before the
+    // error leaves (they would otherwise wait for a consumer that is gone).
+    halt();
+    throw;
+  }
+  try {
+    State own_state;
+    Result own;
     Result current;
     for (std::size_t i = first; i < end; ++i) {
       {
         std::unique_lock<std::mutex> lock(mu);
         Slot& slot = slots[i % window];
         while (!slot.ready) {
+          // A worker failed: the item it claimed will never arrive.
+          if (failed) std::rethrow_exception(failed);
           // Help: claim the next unclaimed item if its slot is free, else wait.
           std::size_t claim = next.load();
           if (claim < end && claim < consumed + window && next.compare_exchange_strong(claim, claim + 1)) {
@@ -114,7 +137,7 @@ void ordered_parallel_map(std::size_t first, std::size_t end, unsigned threads, 
             cv.notify_all();
             continue;
           }
-          cv.wait(lock, [&] { return slot.ready || (next.load() < end && next.load() < consumed + window); });
+          cv.wait(lock, [&] { return failed || slot.ready || (next.load() < end && next.load() < consumed + window); });
         }
         std::swap(current, slot.value);
         slot.ready = false;

@@ -3,8 +3,10 @@
 // Checker that run_program takes.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,12 +42,28 @@ class ShardWriter {
   virtual void point(const ShardPoint& p) = 0;  // sweeps: every kept point; searches: the shard's best
   virtual void sweep_end(const ShardCounts& c) = 0;
 };
+// Points per unit of a sweep's work (and of its display sampling); a shard is a range of them.
+inline constexpr std::size_t kSweepChunk = 1024;
+// The points [first, second) of `total` that shard k of n (1 <= k <= n) evaluates: a contiguous
+// range of whole chunks, the same for any thread count.
+[[nodiscard]] inline std::pair<std::size_t, std::size_t> shard_points(std::size_t k, std::size_t n, std::size_t total) {
+  const std::size_t nchunks = (total + kSweepChunk - 1) / kSweepChunk;
+  const std::size_t c0 = (k - 1) * nchunks / n, c1 = k * nchunks / n;
+  return {std::min(total, c0 * kSweepChunk), std::min(total, c1 * kSweepChunk)};
+}
+// What every point of a sweep holds, for a merge to check each part's points against: the kind
+// of each cell (nullopt: not checked), and the number of objectives (searches).
+struct ShardShape {
+  std::vector<std::optional<Value::K>> cells;
+  std::size_t objectives = 0;
+  bool search = false;
+};
 class ShardReader {
  public:
   virtual ~ShardReader() = default;
-  // Positions every part at the sweep `name` of `total` points (throws DiagnosticError if a
-  // part does not have it next).
-  virtual void sweep(const std::string& name, std::size_t total) = 0;
+  // Positions every part at the sweep `name` of `total` points whose points have `shape`
+  // (throws if a part does not have it next).
+  virtual void sweep(const std::string& name, std::size_t total, const ShardShape& shape) = 0;
   // The next point in enumeration order across the parts; false after the last one.
   virtual bool next(ShardPoint& p) = 0;
   // Once next() returned false: the parts' counts summed, failed asserts in point order.

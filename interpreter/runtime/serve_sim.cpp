@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -473,8 +474,31 @@ std::optional<std::string> validate(const Config& c) {
   return std::nullopt;
 }
 
+std::optional<std::string> clock_problem(const Config& c, const std::vector<TraceRow>& requests) {
+  // The clock is binary64 seconds: arrivals at 1e20 s (or at 1e-30 requests/s) absorbed every
+  // step into the time it started at, the makespan came out 0 and throughput divided by it
+  // (issue 38, item 13). The clock must resolve a millionth of the shortest step at the last
+  // arrival; queues drain in steps, so later times grow with the work, which is bounded.
+  if (requests.empty()) return std::nullopt;
+  const double step = c.cost.time(1, 0, 0, 0), last = requests.back().arrival;
+  const double horizon = step * 1e-6 * 0x1p52;
+  if (last <= horizon) return std::nullopt;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "the arrivals reach %.3g s, too late for the simulated clock (binary64 seconds) to resolve an "
+                "engine step of %.3g s: arrivals up to %.3g s can be simulated (raise the rate, or shorten the "
+                "trace's time span)",
+                last, step, horizon);
+  return std::string(buf);
+}
+
 Result simulate(const Config& c, const std::vector<TraceRow>& requests) {
   if (auto why = validate(c)) {
+    Result r;
+    r.error = *why;
+    return r;
+  }
+  if (auto why = clock_problem(c, requests)) {
     Result r;
     r.error = *why;
     return r;

@@ -104,6 +104,9 @@ struct Result {
 };
 
 [[nodiscard]] std::optional<std::string> validate(const Config& c);
+// Why `requests` arrive too late for the binary64 clock to resolve the configuration's steps, if
+// they do (simulate refuses them with it).
+[[nodiscard]] std::optional<std::string> clock_problem(const Config& c, const std::vector<TraceRow>& requests);
 [[nodiscard]] Result simulate(const Config& c, const std::vector<TraceRow>& requests);
 
 // The native's evaluation (native_eval.cpp's table; serve_sim_eval.cpp; its type rule:

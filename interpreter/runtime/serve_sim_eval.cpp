@@ -59,6 +59,8 @@ std::vector<TraceRow> read_trace(NativeEval& n, const std::string& path, DepSet 
       d.help.push_back(prefix + line);
       d.help.push_back(std::string(prefix.size() + std::min<std::size_t>(t.error->col - 1, 200), ' ') + "^");
     }
+    if (t.error->text_hidden)
+      d.help.push_back("no line of '" + full + "' reads as a trace yet, so none of its text is shown");
     d.help.push_back("a trace has one request per line: arrival_s, prompt_tokens, output_tokens (docs/models.md)");
     throw DiagnosticError{std::move(d)};
   }
@@ -224,6 +226,11 @@ Value evaluate(NativeEval& n) {
   if (!trace.empty()) {
     rows = read_trace(n, trace, deps);
     requests = rows.size();
+    // Every result is a difference of times (latencies, makespan, steady window): a trace is
+    // simulated from its first arrival, so that a trace of absolute timestamps (Unix seconds,
+    // or `1e20,5,10`) keeps the resolution of its steps.
+    const double t0 = rows.empty() ? 0 : rows.front().arrival;
+    for (TraceRow& row : rows) row.arrival -= t0;
   } else {
     Workload w;
     w.requests = count("requests", 1, kMaxRequests);

@@ -46,7 +46,8 @@ std::string shown(std::string_view s) {
 TraceParse parse_trace(std::string_view text) {
   TraceParse out;
   std::uint32_t lineno = 0;
-  bool seen_row_or_header = false;
+  bool seen_row_or_header = false;  // the first line that is not blank or a comment was read
+  bool seen_header = false;
   double last_arrival = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -55,11 +56,16 @@ TraceParse parse_trace(std::string_view text) {
     const std::string_view line = text.substr(pos, nl - pos);
     pos = nl + 1;
     ++lineno;
+    // Until a line has read as a header or a row, the file may be anything (serving_trace
+    // ("secret.txt")): errors then give the place, never the text.
+    const bool trace_like = seen_header || !out.rows.empty();
     auto fail = [&](std::size_t col0, std::string msg) {
-      out.error = TraceError{lineno, static_cast<std::uint32_t>(col0 + 1), std::move(msg), std::string(line)};
+      out.error = TraceError{lineno, static_cast<std::uint32_t>(col0 + 1), std::move(msg),
+                             trace_like ? std::string(line) : std::string(), !trace_like};
       out.rows.clear();
       return out;
     };
+    auto got = [&](std::string_view s) { return trace_like ? shown(s) : std::string("something else"); };
     std::size_t first = 0;
     while (first < line.size() && is_space(line[first])) ++first;
     if (first == line.size() || line[first] == '#') continue;
@@ -71,7 +77,8 @@ TraceParse parse_trace(std::string_view text) {
         for (std::size_t i = 1; i < 3; ++i)
           if (field(i) != kColumns[i])
             return fail(f[i].begin,
-                        std::string("expected the header column '") + kColumns[i] + "', got " + shown(field(i)));
+                        std::string("expected the header column '") + kColumns[i] + "', got " + got(field(i)));
+        seen_header = true;
         continue;
       }
     }
@@ -86,7 +93,7 @@ TraceParse parse_trace(std::string_view text) {
       const auto r = std::from_chars(s.data(), s.data() + s.size(), row.arrival);
       if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size() || !std::isfinite(row.arrival) ||
           row.arrival < 0)
-        return fail(f[0].begin, "expected an arrival time in seconds (a number >= 0), got " + shown(s));
+        return fail(f[0].begin, "expected an arrival time in seconds (a number >= 0), got " + got(s));
       if (row.arrival < last_arrival)
         return fail(f[0].begin, "arrival times must not decrease: " + std::string(s) + " s comes after an arrival at " +
                                     std::to_string(last_arrival) + " s");
@@ -98,13 +105,13 @@ TraceParse parse_trace(std::string_view text) {
       const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
       if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size() || v < 1 || v > kMaxTraceTokens)
         return fail(f[i].begin, std::string("expected ") + kColumns[i] + " as a whole number from 1 to " +
-                                    std::to_string(kMaxTraceTokens) + ", got " + shown(s));
+                                    std::to_string(kMaxTraceTokens) + ", got " + got(s));
       (i == 1 ? row.prompt : row.output) = v;
     }
     out.rows.push_back(row);
   }
   if (out.rows.empty() && !out.error)
-    out.error = TraceError{lineno == 0 ? 1 : lineno, 1, "the trace holds no requests", ""};
+    out.error = TraceError{lineno == 0 ? 1 : lineno, 1, "the trace holds no requests", "", false};
   return out;
 }
 

@@ -23,7 +23,10 @@ struct TraceError {
   std::uint32_t line = 0;
   std::uint32_t col = 0;
   std::string message;
-  std::string line_text;  // the offending line, for the caret
+  std::string line_text;  // the offending line, for the caret ("" when not shown)
+  // No line of the file read as a trace before this error: its text is not shown (the file
+  // may be anything), in line_text or the message.
+  bool text_hidden = false;
 };
 
 struct TraceParse {

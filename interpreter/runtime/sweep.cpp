@@ -17,6 +17,7 @@
 #include "interrupt.hpp"
 #include "notes.hpp"
 #include "ordered_map.hpp"
+#include "search_rank.hpp"
 #include "sweep_points.hpp"
 
 namespace mls {
@@ -231,7 +232,7 @@ class SweepRunner {
       has_row_format_ = true;
     };
     Progress progress(opt_.progress && total >= 20000, t.name, total);
-    std::vector<std::pair<std::size_t, PointOut>> best;  // searches: ranked candidates
+    SearchRanking best(maximize_, pareto_, top_);  // searches: the best points so far
 
     auto consume_compact = [&](CompactRows& rows, std::size_t first_point) {
       if (!begun) {
@@ -307,7 +308,7 @@ class SweepRunner {
           emit_row(o, first_point + k);
         } else if (o.feasible) {
           if (opt_.keep_search_points) keep_point(t, o, first_point + k);
-          offer(best, first_point + k, std::move(o));
+          best.offer(first_point + k, std::move(o));
         }
       }
       offer_row_format();
@@ -347,11 +348,11 @@ class SweepRunner {
           t.objective_displays.push_back(display_for(scope_of(p_), objective_types_[j], biggest));
         }
       }
-      if (pareto_) front_sort(best);
+      std::vector<std::pair<std::size_t, PointOut>> ranked = best.take_ranked();
       std::vector<PointOut*> sample;
-      for (auto& [i, o] : best) sample.push_back(&o);
+      for (auto& [i, o] : ranked) sample.push_back(&o);
       begin_table(sample);
-      for (auto& [i, o] : best) emit_row(o, i);
+      for (auto& [i, o] : ranked) emit_row(o, i);
     } else if (!begun) {
       begin_table({});
     }
@@ -582,7 +583,7 @@ class SweepRunner {
         });
   }
 
-  static constexpr std::size_t kChunk = 1024;  // points per unit of work (and of display sampling)
+  static constexpr std::size_t kChunk = kSweepChunk;  // points per unit of work (and of display sampling)
 
   // On a worker: the chunk's rows as the sink writes them, if the sink has said how yet, and
   // what the writer would otherwise find out by reading every cell again (PointOut::delta,
@@ -645,9 +646,10 @@ class SweepRunner {
     const std::size_t k = opt_.shard_k - 1, n = opt_.shard_n;
     const std::size_t c0 = k * nchunks / n, c1 = (k + 1) * nchunks / n;
     ShardWriter& w = *opt_.shard_out;
-    w.sweep(sym_name(s_.name), total, std::min(total, c0 * kChunk), std::min(total, c1 * kChunk));
+    const auto [first, last] = shard_points(opt_.shard_k, n, total);  // chunks c0..c1, as a merge reads them
+    w.sweep(sym_name(s_.name), total, first, last);
     ShardCounts counts;
-    std::vector<std::pair<std::size_t, PointOut>> best;
+    SearchRanking best(maximize_, pareto_, top_);
     ShardPoint sp;
     auto consume = [&](std::vector<PointOut>& outs, CompactRows*, std::size_t first_point) {
       for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -665,15 +667,14 @@ class SweepRunner {
           std::swap(sp.cells, o.cells);
           w.point(sp);
         } else if (o.feasible) {
-          offer(best, first_point + i, std::move(o));
+          best.offer(first_point + i, std::move(o));
         }
       }
     };
     pipeline(total, domains, ev, prog, fast, consume, c0, c1);
     // In enumeration order: the merge offers every shard's best to one ranking in that order,
     // as the single run offered every point.
-    std::sort(best.begin(), best.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (auto& [i, o] : best) {
+    for (auto& [i, o] : best.take_in_order()) {
       sp.index = i;
       sp.feasible = o.feasible;
       sp.cells = std::move(o.cells);
@@ -688,10 +689,22 @@ class SweepRunner {
   // to the first chunk with rows); searches offer every shard's best to one ranking.
   template <typename Begin, typename Emit>
   void merge(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev, bool fast,
-             Table& t, std::vector<AssertOutcome>& asserts, std::vector<std::pair<std::size_t, PointOut>>& best,
-             bool& begun, Begin& begin_table, Emit& emit_row) {
+             Table& t, std::vector<AssertOutcome>& asserts, SearchRanking& best, bool& begun, Begin& begin_table,
+             Emit& emit_row) {
     ShardReader& r = *opt_.shard_in;
-    r.sweep(t.name, total);
+    // Each part's points are checked against the table: a cell of the wrong kind or a missing
+    // one would be read past (or printed) as if computed here.
+    ShardShape shape;
+    shape.search = t.search;
+    shape.objectives = objective_types_.size();
+    for (const Column& c : t.cols) {
+      const Type::K k = c.type ? c.type->k : Type::K::error;
+      shape.cells.push_back(k == Type::K::num       ? std::optional(Value::K::num)
+                            : k == Type::K::boolean ? std::optional(Value::K::boolean)
+                            : k == Type::K::str     ? std::optional(Value::K::str)
+                                                    : std::nullopt);
+    }
+    r.sweep(t.name, total, shape);
     // One point evaluated here as in a run: assumption texts computed lazily by the evaluator
     // (a validation band) are then set before any row is printed.
     if (total > 0) (void)pts_.point(ev, domains, 0, fast);
@@ -724,7 +737,7 @@ class SweepRunner {
       o.cells = std::move(sp.cells);
       o.objectives = std::move(sp.objectives);
       if (t.search) {
-        if (o.feasible) offer(best, sp.index, std::move(o));
+        if (o.feasible) best.offer(sp.index, std::move(o));
         continue;
       }
       if (!index.empty() && sp.index / kChunk != index.front() / kChunk) flush();
@@ -752,40 +765,6 @@ class SweepRunner {
     SearchPoint sp{index, {}, o.key};
     for (const auto& v : o.objectives) sp.objectives.push_back(v.k == Value::K::num ? v.n.d : 0.0);
     t.points.push_back(std::move(sp));
-  }
-
-  // Ranking for searches, kept to the best `top_` (or the Pareto front) as points stream in.
-  bool better(const PointOut& a, const PointOut& b, std::size_t obj) const {
-    const int c = compare(a.objectives[obj].n, b.objectives[obj].n);
-    return maximize_[obj] ? c > 0 : c < 0;
-  }
-
-  void offer(std::vector<std::pair<std::size_t, PointOut>>& best, std::size_t index, PointOut o) {
-    if (pareto_) {
-      // Keep the non-dominated set; a point equal in both objectives to a kept one is kept too.
-      for (const auto& [i, b] : best) {
-        const bool no_worse = !better(o, b, 0) && !better(o, b, 1);
-        if (no_worse && (better(b, o, 0) || better(b, o, 1))) return;
-      }
-      std::erase_if(best, [&](const auto& e) {
-        const PointOut& b = e.second;
-        return !better(b, o, 0) && !better(b, o, 1) && (better(o, b, 0) || better(o, b, 1));
-      });
-      best.emplace_back(index, std::move(o));
-      return;
-    }
-    // Stable: a later point must be strictly better to overtake (ties keep enumeration order,
-    // as Python's sorted() in mlsysim's DSE).
-    auto pos = std::find_if(best.begin(), best.end(), [&](const auto& e) { return better(o, e.second, 0); });
-    if (static_cast<std::size_t>(pos - best.begin()) >= top_) return;
-    best.insert(pos, {index, std::move(o)});
-    if (best.size() > top_) best.pop_back();
-  }
-
-  void front_sort(std::vector<std::pair<std::size_t, PointOut>>& best) const {
-    std::stable_sort(best.begin(), best.end(), [&](const auto& a, const auto& b) {
-      return better(a.second, b.second, 0) || (!better(b.second, a.second, 0) && a.first < b.first);
-    });
   }
 
   std::vector<std::vector<Value>> domain(Evaluator& ev, const Binding& b) {

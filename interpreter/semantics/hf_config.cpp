@@ -13,6 +13,7 @@
 #include <optional>
 #include <utility>
 
+#include "grammar/json_bounded.hpp"
 #include "program.hpp"
 
 namespace mls {
@@ -51,11 +52,27 @@ constexpr std::size_t kMaxConfigBytes = 16u << 20;
 // Larger than any real dimension (2^40): a bigger count is a broken file, not a model.
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
 
-// A value as the message shows it: compact, bounded, never throwing on odd strings.
+// A value as a message shows it: flat and bounded whatever the file holds (a 16 MiB string, an
+// array nested 64 deep): a scalar as written, a string cut to a few dozen bytes, a container by
+// its kind and size only.
 std::string shown(const json& v) {
-  std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (t.size() > 60) t = t.substr(0, 57) + "...";
-  return t;
+  constexpr std::size_t kMaxShown = 40;
+  switch (v.type()) {
+    case json::value_t::array:
+      return v.empty() ? "an empty array" : "an array of " + std::to_string(v.size()) + " values";
+    case json::value_t::object:
+      return v.empty() ? "an empty object" : "an object of " + std::to_string(v.size()) + " keys";
+    case json::value_t::string: {
+      std::string t = v.get_ref<const std::string&>();
+      if (t.size() <= kMaxShown) return json(t).dump(-1, ' ', false, json::error_handler_t::replace);
+      std::size_t cut = kMaxShown;
+      while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+      t.resize(cut);
+      std::string q = json(t).dump(-1, ' ', false, json::error_handler_t::replace);
+      return q.insert(q.size() - 1, "...");
+    }
+    default: return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
 }
 
 // Where each top-level key and its value are in the text (the JSON library keeps no positions).
@@ -211,20 +228,48 @@ struct Builder {
     return cfg.fields.front();  // unreachable: every name is in kSpecs
   }
   // `name` from `key` (required or, if absent, `fallback` with the reason `absent`).
-  void num(const char* name, const std::string& key, bool required, std::int64_t fallback = 0,
-           const std::string& absent = "", std::int64_t least = 1) {
+  // Returns the value read (nullopt when absent or bad).
+  std::optional<std::int64_t> num(const char* name, const std::string& key, bool required, std::int64_t fallback = 0,
+                                  const std::string& absent = "", std::int64_t least = 1) {
     HfField& f = field(name);
-    if (const auto v = r.count(key, required, least)) {
+    const auto v = r.count(key, required, least);
+    if (v) {
       f.n = Num::of_int(*v);
       f.atoms = {r.atom(key, std::to_string(*v), AssumptionKind::registry)};
     } else if (!required) {
       f.n = Num::of_int(fallback);
       if (!absent.empty()) f.atoms = {r.atom(key, "absent: " + absent, AssumptionKind::default_)};
     }
+    return v;
   }
   void fixed(const char* name, std::int64_t v) { field(name).n = Num::of_int(v); }
   void str(const char* name, std::string v) { field(name).s = std::move(v); }
 };
+
+// Values each valid on its own that no model has together (each would still give a parameter
+// count): grouped-query attention shares each key/value head among a whole group of query heads,
+// so kv heads divide the heads; without head_dim a head is hidden / heads wide, a whole number;
+// a token is routed to at most every expert.
+void check_shape(Reader& r, std::optional<std::int64_t> hidden, std::optional<std::int64_t> heads,
+                 std::optional<std::int64_t> kv_heads, std::optional<std::int64_t> head_dim,
+                 std::optional<std::int64_t> experts, std::optional<std::int64_t> top_k, const std::string& hidden_key,
+                 const std::string& heads_key) {
+  if (heads && kv_heads && (*kv_heads > *heads || *heads % *kv_heads != 0))
+    r.fail(ErrorKind::hf_bad_value, r.key_span("num_key_value_heads"),
+           "num_key_value_heads " + std::to_string(*kv_heads) + " must divide " + heads_key + " " +
+               std::to_string(*heads) + ": each key/value head serves a whole group of query heads")
+        .help.push_back("grouped-query attention has heads / kv_heads query heads per key/value head");
+  if (hidden && heads && !head_dim && *hidden % *heads != 0)
+    r.fail(ErrorKind::hf_bad_value, r.key_span(heads_key),
+           heads_key + " " + std::to_string(*heads) + " does not divide " + hidden_key + " " + std::to_string(*hidden) +
+               ", and the config has no head_dim: a head would be " + std::to_string(*hidden / *heads) + " " +
+               std::to_string(*hidden % *heads) + "/" + std::to_string(*heads) + " wide")
+        .help.push_back("a head is hidden_size / num_attention_heads wide unless head_dim says otherwise");
+  if (experts && top_k && *top_k > *experts)
+    r.fail(ErrorKind::hf_bad_value, r.key_span("num_experts_per_tok"),
+           "num_experts_per_tok " + std::to_string(*top_k) + " is more than the " + std::to_string(*experts) +
+               " experts a token can be routed to");
+}
 
 bool near_miss(const std::string& key, const std::vector<std::string>& read) {
   for (const auto& k : read)
@@ -269,6 +314,13 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
     error.message = ex.what();
     if (const auto c = error.message.find(": ", error.message.find("column")); c != std::string::npos)
       error.message = error.message.substr(c + 2);
+    // "; last read: '...'" echoes the file's bytes (the first word of secret.txt): dropped.
+    if (const auto lr = error.message.find("; last read: '"); lr != std::string::npos) {
+      // What follows the token is the library's own "; expected X" (last: the token may hold anything).
+      const auto more = error.message.rfind("'; expected ");
+      error.message =
+          error.message.substr(0, lr) + (more == std::string::npos || more < lr ? "" : error.message.substr(more + 1));
+    }
     return false;
   }
 };
@@ -286,16 +338,21 @@ JsonError first_json_error(const std::string& text) {
 void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
                 const std::map<std::string, KeyPlace>& places) {
   const bool llama_like = type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral";
+  // The attention shape, for the checks of shapes no model has (below).
+  std::optional<std::int64_t> hidden, heads, kv_heads, head_dim, experts, top_k;
+  std::string hidden_key, heads_key;
   if (llama_like || type == "deepseek_v3") {
     b.num("layers", "num_hidden_layers", true);
-    b.num("hidden", "hidden_size", true);
-    b.num("heads", "num_attention_heads", true);
+    hidden = b.num("hidden", "hidden_size", true);
+    heads = b.num("heads", "num_attention_heads", true);
+    hidden_key = "hidden_size";
+    heads_key = "num_attention_heads";
     b.num("vocab", "vocab_size", true);
     b.num("ffn", "intermediate_size", true);
     b.str("mlp", "swiglu");
     if (const auto act = r.text("hidden_act"); act && *act != "silu")
       r.fail(ErrorKind::hf_unsupported, r.key_span("hidden_act"),
-             "hidden_act \"" + *act + "\": model_from_hf models the SwiGLU MLP of \"silu\" " + type + " models");
+             "hidden_act " + shown(*act) + ": model_from_hf models the SwiGLU MLP of \"silu\" " + type + " models");
     const auto tied = r.flag("tie_word_embeddings");
     b.field("tied_embeddings").b = tied.value_or(false);
     if (tied)
@@ -305,16 +362,17 @@ void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
     b.fixed("top_k", 1);
   }
   if (llama_like) {
-    b.num("kv_heads", "num_key_value_heads", false, 0, "multi-head attention (kv_heads = heads)");
-    b.num("head_dim", "head_dim", false, 0, "hidden_size / num_attention_heads");
+    kv_heads = b.num("kv_heads", "num_key_value_heads", false, 0, "multi-head attention (kv_heads = heads)");
+    head_dim = b.num("head_dim", "head_dim", false, 0, "hidden_size / num_attention_heads");
     if (type == "mixtral") {
-      b.num("experts", "num_local_experts", true);
-      b.num("top_k", "num_experts_per_tok", true);
+      experts = b.num("experts", "num_local_experts", true);
+      top_k = b.num("top_k", "num_experts_per_tok", true);
     }
   } else if (type == "deepseek_v3") {
     b.num("expert_ffn", "moe_intermediate_size", true);
-    b.num("experts", "n_routed_experts", true);
-    b.num("top_k", "num_experts_per_tok", true);
+    experts = b.num("experts", "n_routed_experts", true);
+    top_k = b.num("top_k", "num_experts_per_tok", true);
+    head_dim = 0;  // MLA: heads have widths of their own (qk_nope_head_dim, v_head_dim)
     b.num("shared_experts", "n_shared_experts", false, 0, "no shared expert", 0);
     b.num("dense_layers", "first_k_dense_replace", false, 0, "every layer MoE", 0);
     b.num("kv_lora_rank", "kv_lora_rank", true);
@@ -328,8 +386,10 @@ void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
                  ": transformer() models an MoE layer after each of the first_k_dense_replace dense layers");
   } else if (type == "gpt2") {
     b.num("layers", "n_layer", true);
-    b.num("hidden", "n_embd", true);
-    b.num("heads", "n_head", true);
+    hidden = b.num("hidden", "n_embd", true);
+    heads = b.num("heads", "n_head", true);
+    hidden_key = "n_embd";
+    heads_key = "n_head";
     b.num("vocab", "vocab_size", true);
     b.num("positions", "n_positions", true);
     b.num("ffn", "n_inner", false, 0, "4 x n_embd");
@@ -345,10 +405,11 @@ void read_shape(Builder& b, Reader& r, const std::string& type, FileId file,
     const Span s = places.count("model_type") ? r.key_span("model_type") : Span{file, 0, 1};
     auto& d = r.fail(type.empty() ? ErrorKind::hf_missing_key : ErrorKind::hf_unsupported, s,
                      type.empty() ? std::string("the config has no \"model_type\"")
-                                  : "model_type \"" + type + "\" is not one model_from_hf reads");
+                                  : "model_type " + shown(type) + " is not one model_from_hf reads");
     d.help.push_back("model_from_hf reads llama, mistral, qwen2, mixtral, deepseek_v3 and gpt2 configs");
     suggest(d, type, std::vector<std::string>{"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "gpt2"}, '"');
   }
+  check_shape(r, hidden, heads, kv_heads, head_dim, experts, top_k, hidden_key, heads_key);
 }
 
 }  // namespace
@@ -373,14 +434,28 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
     return false;
   }
   const FileId file = p.sources.add(path, std::move(*text), false);
+  // Until the file shows it is a config (a JSON object with a string model_type), errors give
+  // its places but never its bytes: model_from_hf("secret.txt") must not print a secret line.
+  p.sources.set_opaque(file, true);
   const std::string& t = p.sources.get(file).text;
-  json j = json::parse(t, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
+  // Nesting is bounded while parsing: a value nested millions deep is refused, never built
+  // (nor printed in a message, nor destroyed by recursion).
+  BoundedJson parsed = parse_bounded_json(t);
+  if (parsed.too_deep) {
+    const auto off = static_cast<std::uint32_t>(std::min(json_too_deep_at(t), t.size()));
+    p.diags
+        .error(ErrorKind::hf_parse, Span{file, off, off + 1},
+               "not a config.json: arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) + " levels")
+        .notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
+  if (!parsed.ok) {
     const JsonError e = first_json_error(t);
     auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);
     d.notes.push_back({at, "read by model_from_hf here"});
     return false;
   }
+  const json& j = parsed.value;
   if (!j.is_object()) {
     p.diags
         .error(ErrorKind::hf_parse, Span{file, 0, 1},
@@ -397,6 +472,7 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
   b.str("source", literal);
   const std::string type = r.text("model_type").value_or("");
   if (!r.ok) return false;
+  if (!type.empty()) p.sources.set_opaque(file, false);  // it claims to be a config: excerpts help
   r.type = type;
   b.str("model_type", type);
   b.str("name", r.text("_name_or_path").value_or(std::filesystem::path(path).parent_path().filename().string()));

@@ -176,6 +176,30 @@ TypeP t_validated(NativeCheck& c) {
   return c.args[1];
 }
 
+// validated_in("family", domain, value): the family a literal, the domain a record (training_domain).
+TypeP t_validated_in(NativeCheck& c) {
+  if (c.loose()) return c.args.size() == 3 ? c.args[2] : t_error();
+  if (c.call.args[0].value->kind != EK::str)
+    c.error(0, ErrorKind::type_mismatch,
+            "'validated_in' expects the family as a string literal (\"serving throughput\"), got " + c.describe(0));
+  else if (c.args[1]->k != Type::K::record)
+    c.error(1, ErrorKind::type_mismatch,
+            "'validated_in' expects the domain as a record (training_domain(...)), got " + c.describe(1));
+  return c.args[2];
+}
+
+// borrowed("NAME", "why", value): name and reason are literals, so the assumption exists before
+// evaluation (like note's).
+TypeP t_borrowed(NativeCheck& c) {
+  if (c.loose()) return c.args.size() == 3 ? c.args[2] : t_error();
+  for (std::size_t i = 0; i < 2; ++i)
+    if (c.call.args[i].value->kind != EK::str)
+      c.error(i, ErrorKind::type_mismatch,
+              std::string("'borrowed' expects its ") + (i == 0 ? "name" : "reason") + " as a string literal, got " +
+                  c.describe(i));
+  return c.args[2];
+}
+
 // note("text", value): the text must be a literal, so its assumption exists before evaluation.
 TypeP t_note(NativeCheck& c) {
   if (c.loose()) return c.args.size() == 2 ? c.args[1] : t_error();
@@ -234,8 +258,13 @@ constexpr std::array<NativeImpl, kNativeCount> kNatives = {{
     {NativeId::validated, "validated", 2, false, false, t_validated,
      "a value with its model's measured error band (family of validation cases) as an assumption",
      compiled(FastOp::second_arg)},
+    {NativeId::validated_in, "validated_in", 3, false, false, t_validated_in,
+     "a value with its model's measured error band for a domain (a record) as an assumption",
+     compiled(FastOp::third_arg)},
     {NativeId::note, "note", 2, false, false, t_note, "a value with a note the reader must see (a `note` assumption)",
      compiled(FastOp::second_arg)},
+    {NativeId::borrowed, "borrowed", 3, false, false, t_borrowed,
+     "a value taken from another entry, listed as an `approx` assumption with the reason", compiled(FastOp::third_arg)},
     {NativeId::hf_config, "hf_config", 1, false, false, t_hf_config,
      "a Hugging Face config.json read before evaluation, as transformer() shape fields",
      evaluator_only("reads a file (a config.json) into a record of numbers and strings")},

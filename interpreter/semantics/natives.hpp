@@ -43,7 +43,9 @@ enum class NativeId : std::uint8_t {
   error,
   erlang_c,
   validated,
+  validated_in,
   note,
+  borrowed,
   hf_config,
   kv_alloc_sim,
   serve_sim,  // keep last (kNativeCount)
@@ -95,6 +97,7 @@ enum class FastOp : std::uint8_t {
   has_field,
   fail,        // error(): the row fails, as on the evaluator
   second_arg,  // validated(), note(): the value itself; its assumption is provenance the evaluator adds
+  third_arg,   // validated_in(), borrowed(): the same, for the value in third place
 };
 
 struct FastForm {

@@ -138,7 +138,7 @@ void Program::rollback(const Mark& m) {
   validated_families.resize(m.validated_families);
   {
     std::lock_guard<std::mutex> lock(validation_memo->mu);
-    validation_memo->text.clear();
+    validation_memo->atoms.clear();
   }
   units.rollback(m.units);
   deps.rollback(m.deps);
@@ -224,6 +224,18 @@ bool Program::load_file(const std::string& path, Span from, std::vector<std::str
     auto& d = diags.error(ErrorKind::load_not_mls, from, "only .mls files can be imported, got '" + path + "'");
     d.help.push_back("import names an mls source file, relative to the importing file (docs/language.md)");
     return false;
+  }
+  if (std::filesystem::path(norm).extension() == ".mls") {
+    // A link named x.mls to a file that is not mls source (x.mls -> ~/.ssh/id_rsa) is refused
+    // before it is read, as an import of a non-mls file is: no excerpt may show a line of it.
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec && target.extension() != ".mls") {
+      auto& d = diags.error(ErrorKind::load_not_mls, from,
+                            "'" + path + "' is a link to '" + target.generic_string() + "', which is not an .mls file");
+      d.help.push_back("mls reads scenarios and imports from .mls files; name the file itself if it is one");
+      return false;
+    }
   }
   auto text = reader(path);
   if (!text) {

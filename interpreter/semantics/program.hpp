@@ -82,14 +82,13 @@ class Program {
   std::vector<Stmt*> main_stmts;  // statements of the main file, in order (run by `mls run`)
   // Families named by validated("family", ...) calls, with the first call's place (resolve).
   std::vector<std::pair<std::string, Span>> validated_families;
-  // Validation summaries computed in this process (runtime/eval.cpp, Evaluator::validation_deps),
-  // keyed by family and configuration: every evaluator that meets validated() — one per sweep, per
-  // REPL input, per side of a diff — reuses the text, so the validation set (the serving cases are
-  // simulations) is evaluated once per process and configuration. The keys hold the addresses of
-  // `set` expressions, which rollback() may free: it empties the memo.
+  // Validation bands made in this program (runtime/validation.cpp, Evaluator::validation_deps):
+  // one atom per family, domain and configuration, made when a result of that domain is first
+  // met; every evaluator — one per sweep, per REPL input, per side of a diff — reuses it. The keys
+  // hold the addresses of `set` expressions, which rollback() may free: it empties the memo.
   struct ValidationMemo {
     std::mutex mu;
-    std::unordered_map<std::string, std::string> text;
+    std::unordered_map<std::string, AtomId> atoms;
   };
   std::unique_ptr<ValidationMemo> validation_memo = std::make_unique<ValidationMemo>();
   // Hugging Face configs read by model_from_hf("path"), keyed by the path literal (resolve).

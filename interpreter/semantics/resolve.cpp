@@ -3,6 +3,7 @@
 #include "resolve.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "grammar/symbols.hpp"
 #include "natives.hpp"
@@ -43,6 +44,10 @@ std::string compact_text(std::string_view s, std::size_t max) {
 }
 
 namespace {
+
+// Variables one sweep or search binds (each name of a zipped tuple counts): more is a generated
+// file, and the cost of each is paid at every point (sweep.decl).
+constexpr std::size_t kMaxSweepVariables = 100;
 
 class Resolver {
  public:
@@ -236,14 +241,34 @@ class Resolver {
           if (b.step) expr(*b.step);
         }
         // Domains are evaluated outside the sweep; variables are visible only in the body.
-        for (auto& b : s.bindings)
-          for (std::size_t i = 0; i < b.names.size(); ++i) {
-            for (const auto& l : locals_)
-              if (l.name == b.names[i])
+        // Each name once, through a set: N bindings of one name made N^2/2 errors (5000 took
+        // 4.8 GB; found by the structured fuzz mode), and a scan of the bindings before each
+        // is quadratic in a 16 MiB file's million of them.
+        {
+          std::size_t variables = 0;
+          for (const auto& b : s.bindings) variables += b.names.size();
+          if (variables > kMaxSweepVariables) {
+            // No sweep of the study has more than a handful; each variable costs every point.
+            std::size_t n = 0;
+            for (const auto& b : s.bindings)
+              for (std::size_t i = 0; i < b.names.size() && n <= kMaxSweepVariables; ++i)
+                if (++n > kMaxSweepVariables)
+                  p_.diags
+                      .error(ErrorKind::sweep_decl, b.name_spans[i],
+                             "a sweep or search binds at most " + std::to_string(kMaxSweepVariables) +
+                                 " variables, this one " + std::to_string(variables))
+                      .help.push_back("zip lists into one variable tuple, or split the sweep");
+          }
+          std::unordered_set<Sym> bound;
+          for (const auto& l : locals_) bound.insert(l.name);
+          for (auto& b : s.bindings)
+            for (std::size_t i = 0; i < b.names.size(); ++i) {
+              if (!bound.insert(b.names[i]).second)
                 p_.diags.error(ErrorKind::name_duplicate, b.name_spans[i],
                                "sweep variable '" + sym_name(b.names[i]) + "' is bound twice");
-            b.slots.push_back(push(b.names[i], b.name_spans[i]));
-          }
+              b.slots.push_back(push(b.names[i], b.name_spans[i]));
+            }
+        }
         for (auto& item : s.body) {
           for (auto& x : item.exprs) expr(*x);
           for (auto& sh : item.shows) expr(*sh.expr);
@@ -315,7 +340,8 @@ class Resolver {
       load_hf_config(p_, e.args[0].value->str, e.args[0].value->span);
     if (d->kind == RefKind::native) {
       const int impl = p_.natives[d->index].impl;
-      if (impl == static_cast<int>(NativeId::validated) && !e.args.empty() && e.args[0].value->kind == EK::str) {
+      if ((impl == static_cast<int>(NativeId::validated) || impl == static_cast<int>(NativeId::validated_in)) &&
+          !e.args.empty() && e.args[0].value->kind == EK::str) {
         const std::string& family = e.args[0].value->str;
         bool known = false;
         for (const auto& f : p_.validated_families) known = known || f.first == family;
@@ -326,6 +352,18 @@ class Resolver {
         a.kind = AssumptionKind::note;
         a.name = "note";
         a.value = e.args[0].value->str;
+        a.at = e.span;
+        a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
+        e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));
+      }
+      // borrowed("B200.matmul_efficiency.bf16", "why", value): an `approx` assumption named by the
+      // entry that borrows, its value the reason.
+      if (impl == static_cast<int>(NativeId::borrowed) && e.args.size() == 3 && e.args[0].value->kind == EK::str &&
+          e.args[1].value->kind == EK::str) {
+        Assumption a;
+        a.kind = AssumptionKind::approx;
+        a.name = e.args[0].value->str;
+        a.value = e.args[1].value->str;
         a.at = e.span;
         a.via = stdlib_ ? ViaKind::stdlib : ViaKind::scenario;
         e.call_atom = static_cast<std::int32_t>(p_.deps.add_assumption(std::move(a)));

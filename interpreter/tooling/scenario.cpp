@@ -2,19 +2,42 @@
 // asked after a run, with their DiagnosticError turned into a diagnostic, so front ends need no try/catch.
 #include "scenario.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "diff_shares.hpp"
 #include "driver.hpp"
 #include "explain.hpp"
 #include "grammar/symbols.hpp"
 #include "interpreter/report/report.hpp"
 #include "interpreter/results/diff.hpp"
+#include "interpreter/runtime/validation.hpp"
 #include "listing.hpp"
 #include "sensitivity.hpp"
 
 namespace mls {
 
 struct Scenario::Impl {
-  explicit Impl(Core::Options opt) : core(std::move(opt)) {}
+  // Paths read through the program's reader; sweep workers read traces, hence the lock.
+  struct Read {
+    std::mutex mu;
+    std::vector<std::string> paths;
+  };
+  // `opt` with its reader (the disk when it has none) recording each path it is asked for.
+  static Core::Options recording(Core::Options opt, const std::shared_ptr<Read>& read) {
+    Core::Reader inner = opt.reader ? std::move(opt.reader) : Core::Reader(&Core::read_disk);
+    opt.reader = [read, inner = std::move(inner)](const std::string& path) {
+      {
+        const std::lock_guard<std::mutex> lock(read->mu);
+        if (std::find(read->paths.begin(), read->paths.end(), path) == read->paths.end()) read->paths.push_back(path);
+      }
+      return inner(path);
+    };
+    return opt;
+  }
+
+  explicit Impl(Core::Options opt) : core(recording(std::move(opt), read)) {}
+  std::shared_ptr<Read> read = std::make_shared<Read>();  // before core: its reader records here
   Core core;
 
   Program& prog() { return core.session().prog; }
@@ -37,6 +60,11 @@ struct Scenario::Impl {
 };
 
 Scenario::Scenario(Core::Options opt) : impl_(std::make_unique<Impl>(std::move(opt))) {}
+
+std::vector<std::string> Scenario::inputs() const {
+  const std::lock_guard<std::mutex> lock(impl_->read->mu);
+  return impl_->read->paths;
+}
 Scenario::~Scenario() = default;
 
 bool Scenario::load_prelude() { return impl_->core.load_prelude(); }
@@ -91,6 +119,28 @@ DiffReport compare(const ComparedSide& left, const ComparedSide& right) {
   };
   return diff_runs(side(left, la), side(right, ra));
 }
+
+std::vector<std::string> Scenario::validation_families(const Selection& sel) {
+  if (!configure(sel)) return {};
+  return impl_->answer([&] { return validation_family_names(impl_->prog(), *impl_->core.config()); })
+      .value_or(std::vector<std::string>{});
+}
+
+std::optional<ValidationTable> Scenario::validation(const Selection& sel, const std::string& family,
+                                                    ValidationDepth depth) {
+  if (!configure(sel)) return std::nullopt;
+  return impl_->answer([&] {
+    try {
+      ValidationTable t = *validation_table(impl_->prog(), *impl_->core.config(), family, depth, true);
+      return t;
+    } catch (const validation_detail::BadCases& bad) {
+      throw DiagnosticError{make_diagnostic(ErrorKind::runtime_error, Span{},
+                                            "the validation cases of '" + family + "' cannot be read: " + bad.why)};
+    }
+  });
+}
+
+void Scenario::enable_validation_cache() { enable_validation_disk_cache(); }
 
 std::vector<Assumption> Scenario::assumptions_in(DepSet d) const {
   const Deps& deps = impl_->prog().deps;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core.hpp"
+#include "interpreter/results/validation_table.hpp"
 
 namespace mls {
 
@@ -79,12 +80,25 @@ class Scenario {
   [[nodiscard]] std::vector<Assumption> assumptions_in(DepSet d) const;
   [[nodiscard]] std::vector<std::string> convention_choices(const std::string& name) const;
 
+  // `mls validate`: the families of the validation registry (stdlib/validation.mls), and the table of
+  // one under `sel` (each case with its provenance, its domain and, from depth cross_validated on,
+  // its out-of-sample errors). nullopt with diagnostics when `sel` or the cases fail.
+  [[nodiscard]] std::vector<std::string> validation_families(const Selection& sel);
+  [[nodiscard]] std::optional<ValidationTable> validation(const Selection& sel, const std::string& family,
+                                                          ValidationDepth depth);
+  // Turns on the on-disk cache of validation tables for this process (runtime/validation.hpp).
+  static void enable_validation_cache();
+
   // `mls conventions` and `mls presets` (tooling/listing).
   [[nodiscard]] std::string conventions_listing() const;
   [[nodiscard]] std::string presets_listing() const;
   // The names of the entries of a stdlib list (`accelerators`: H100, ...) as its declaration
   // writes them, for `mls list`.
   [[nodiscard]] std::vector<std::string> list_entries(const std::string& list) const;
+
+  // Every file read from disk so far (the scenario, its imports, config.json files, request
+  // traces read while running), as named when read: what `--out` must never replace.
+  [[nodiscard]] std::vector<std::string> inputs() const;
 
   // A diagnostic of the front end's own (an output over --max-output), reported with the rest.
   void add(Diagnostic d);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core.hpp"
+#include "interpreter/report/tornado.hpp"
 #include "interpreter/results/run_result.hpp"
 
 namespace mls {
@@ -69,5 +70,8 @@ struct Sensitivity {
 // `top`: ranked entries listed at most (the rest are counted); skipped inputs are always listed.
 [[nodiscard]] std::string format_sensitivity_text(const Sensitivity& r, std::size_t top);
 [[nodiscard]] std::string format_sensitivity_json(const Sensitivity& r, std::size_t top);
+// The first `top` ranked entries as the plain bars the report layer draws (`mls report
+// --sensitivity`, the Python module's tornado), the rest counted.
+[[nodiscard]] Tornado tornado_of(const Sensitivity& r, std::size_t top);
 
 }  // namespace mls

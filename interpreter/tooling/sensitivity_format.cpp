@@ -1,9 +1,10 @@
-// sensitivity_format.cpp — `mls sensitivity` as text (a ranked table) and as JSON (the contract in
-// docs/sensitivity.md: fields may be added, never removed or renamed).
+// sensitivity_format.cpp — `mls sensitivity` as text (a ranked table), as JSON (the contract in
+// docs/sensitivity.md: fields may be added, never removed or renamed) and as a tornado's bars.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "interpreter/results/format.hpp"
 #include "sensitivity.hpp"
@@ -142,6 +143,34 @@ std::string format_sensitivity_json(const Sensitivity& r, std::size_t top) {
   for (std::size_t i = 0; i < r.not_inputs.size(); ++i) out += (i ? ", " : "") + json_string(r.not_inputs[i]);
   out += "]\n}\n";
   return out;
+}
+
+Tornado tornado_of(const Sensitivity& r, std::size_t top) {
+  Tornado t;
+  t.result = r.name;
+  t.shown = r.shown;
+  t.step = std::to_string(std::lround(r.step * 100)) + " %";
+  for (const auto& e : r.entries) {
+    if (t.bars.size() >= top) {
+      ++t.more;
+      continue;
+    }
+    if (e.convention) {
+      for (const auto& sw : e.switches)
+        if (sw.value)
+          t.bars.push_back(
+              {e.name + " -> " + sw.choice, "convention, now " + e.choice, 0, r.change(*sw.value).value_or(0), true});
+      continue;
+    }
+    char el[32];
+    std::snprintf(el, sizeof el, "%+.3f", e.elasticity.value_or(0));
+    t.bars.push_back({e.name,
+                      e.source + " " + e.value +
+                          (e.whole ? " (moved to " + e.down_text + " and " + e.up_text + ")" : "") +
+                          (e.elasticity ? ", elasticity " + std::string(el) : "") + (e.uneven ? ", uneven" : ""),
+                      r.change(*e.down).value_or(0), r.change(*e.up).value_or(0), false});
+  }
+  return t;
 }
 
 }  // namespace mls

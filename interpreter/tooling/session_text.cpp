@@ -82,16 +82,20 @@ std::string compact_assumptions(Program& p, DepSet d, Span own) {
     d = p.deps.of(std::move(kept));
   }
   std::vector<std::string> items;
-  for (const auto& a : assumptions_of(scope_of(p), d))
+  const auto views = assumptions_of(scope_of(p), d);
+  for (const auto& a : views)
     items.push_back(std::string(kind_name(a.kind)) + " " + a.name + " = " + a.value + via_suffix(a));
   if (items.empty()) return "";
+  // The band first, in words: "validated" only on the value's own domain.
+  const std::string band = band_summary(views);
   // "and 1 more" would take the place of the one it stands for.
   const std::size_t more = items.size() > kCompactMax + 1 ? items.size() - kCompactMax : 0;
   if (more) {
     items.resize(kCompactMax);
     items.push_back(fmt::format("and {} more (:assumptions)", more));
   }
-  std::string out = "  depends on:";
+  std::string out = band.empty() ? "" : "  " + band + "\n";
+  out += "  depends on:";
   std::size_t col = out.size();
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");

@@ -115,9 +115,12 @@ std::string value_md(const Program& p, const Value& v, const TypeP& t) {
 std::string assumptions_md(const Program& p, DepSet d) {
   const auto views = assumptions_of(scope_of(p), d);
   if (views.empty()) return "\n\ndepends on no assumption";
+  // The band in words: "validated" only on the value's own domain (docs/validation.md).
+  const std::string band = band_summary(views);
   std::string block;
   assumption_block(block, views, "");
-  return fmt::format("\n\n{} assumption{}:\n```\n{}```", views.size(), views.size() == 1 ? "" : "s", block);
+  return (band.empty() ? std::string() : "\n\n" + band) +
+         fmt::format("\n\n{} assumption{}:\n```\n{}```", views.size(), views.size() == 1 ? "" : "s", block);
 }
 
 std::string type_md(const Program& p, const TypeP& t) {

@@ -2,6 +2,7 @@
 // model_from_hf (interpreter/semantics/hf_config.cpp): the input is the file's bytes. Besides
 // crashes and sanitizer reports, the target traps on broken promises: a rejected file without an
 // error diagnostic, an accepted one without every field, or a diagnostic that does not render.
+// Inputs may be recipes (structured.hpp): JSON of up to 16 MiB, nested millions deep.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "grammar/diagnostic.hpp"
 #include "interpreter/semantics/hf_config.hpp"
 #include "interpreter/semantics/program.hpp"
+#include "structured.hpp"
 
 namespace {
 
@@ -22,7 +24,9 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string input(reinterpret_cast<const char*>(data), size);
+  std::string input(reinterpret_cast<const char*>(data), size);
+  std::string_view recipe;
+  if (mls_fuzz::recipe_of(input, recipe)) input = mls_fuzz::expand(recipe);
   mls::Program p;
   p.reader = [&](const std::string& path) -> std::optional<std::string> {
     if (path == "config.json") return input;

@@ -8,6 +8,8 @@
 //   and code actions are reached without the fuzzer having to count bytes.
 // The server must never throw, hang or crash; it must end with exit code 0 or 1 and every
 // message it writes must be framed with a correct Content-Length.
+// A recipe (structured.hpp) expands first to either shape, up to 16 MiB: bodies nested millions
+// deep, documents of a hundred thousand lines; the message cap is then the real one (64 MiB).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +20,7 @@
 
 #include "cli/lsp.hpp"
 #include "interpreter/tooling/workspace.hpp"
+#include "structured.hpp"
 
 namespace {
 
@@ -66,8 +69,16 @@ void check_framed(std::string_view out) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size > (std::size_t{1} << 15)) return -1;  // keep each run fast; huge files are tested elsewhere
-  const std::string_view in(reinterpret_cast<const char*>(data), size);
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  std::string_view recipe;
+  std::string expanded;
+  const bool structured = mls_fuzz::recipe_of(in, recipe);
+  if (structured) {
+    expanded = mls_fuzz::expand(recipe);
+    in = expanded;
+  } else if (size > (std::size_t{1} << 15)) {
+    return -1;  // keep each small-mode run fast: large inputs are the structured mode's
+  }
   std::string stream;
   if (!in.empty() && in.front() == 'R') {
     stream = std::string(in.substr(1));
@@ -91,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mls::LspOptions opt;
   opt.workspace = ws.get();
   opt.stdlib_dir = "";  // no disk reads for definitions
-  opt.max_message_bytes = std::size_t{1} << 16;
+  opt.max_message_bytes = structured ? std::size_t{64} << 20 : std::size_t{1} << 16;
   opt.hover_millis = 500;
   std::string out;
   const int rc = mls::serve_lsp(

@@ -6,6 +6,8 @@
 // `#!use NAME=CHOICE`, `#!set NAME=VALUE`, `#!preset NAME` act like the command-line options.
 // Besides crashes and sanitizer reports, the target traps on broken promises: an internal
 // error, a failed phase without a diagnostic, or JSON output that is not JSON (inf, nan).
+// A recipe (structured.hpp) expands to the input first: files of up to 16 MiB, nesting millions
+// deep, lists of a million elements, a hundred thousand statements.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include "interpreter/report/report.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/driver.hpp"
+#include "structured.hpp"
 
 namespace {
 
@@ -127,8 +130,16 @@ std::unique_ptr<Base> make_base() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size > (std::size_t{1} << 16)) return -1;  // keep each run fast; limits are tested elsewhere
-  const Files files = split_files(std::string_view(reinterpret_cast<const char*>(data), size));
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  std::string_view recipe;
+  std::string expanded;
+  if (mls_fuzz::recipe_of(in, recipe)) {
+    expanded = mls_fuzz::expand(recipe);
+    in = expanded;
+  } else if (size > (std::size_t{1} << 16)) {
+    return -1;  // keep each small-mode run fast: large inputs are the structured mode's
+  }
+  const Files files = split_files(in);
   static std::unique_ptr<Base> base;
   static std::size_t runs = 0;
   static const bool fresh_always = std::getenv("MLS_FUZZ_FRESH") != nullptr;

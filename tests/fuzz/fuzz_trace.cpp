@@ -3,14 +3,16 @@
 // (runtime/serve_sim.cpp) under each scheduler with a small KV cache (preemption, rejection).
 // Besides sanitizer reports, it traps on broken promises: an error without a position inside the
 // text, rows that break the format's rules, or a simulation that loses requests or reports a
-// non-finite or negative latency.
+// non-finite or negative latency. Inputs may be recipes of large traces (structured.hpp).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "interpreter/runtime/serve_sim.hpp"
+#include "structured.hpp"
 
 namespace {
 
@@ -29,7 +31,14 @@ bool sane(const Percentiles& p) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  // Structured mode (structured.hpp): a recipe of up to 16 MiB of trace, a million rows.
+  std::string_view recipe;
+  std::string expanded;
+  if (mls_fuzz::recipe_of(text, recipe)) {
+    expanded = mls_fuzz::expand(recipe);
+    text = expanded;
+  }
   const TraceParse t = parse_trace(text);
   if (t.error) {
     require(t.rows.empty() && t.error->line >= 1 && !t.error->message.empty());

@@ -37,7 +37,9 @@ const std::map<std::string, std::string>& sample_calls() {
       {"error", "if x > 1000000 then error(\"never\") else x"},
       {"erlang_c", "erlang_c(x + 10, 5)"},
       {"validated", "validated(\"none\", x)"},
+      {"validated_in", "validated_in(\"none\", {accelerator: \"A\"}, x)"},
       {"note", "note(\"a caveat\", x)"},
+      {"borrowed", "borrowed(\"A.b\", \"from C\", x)"},
   };
   return calls;
 }
@@ -79,4 +81,8 @@ TEST_CASE("natives with a compiled form run on the compiled sweep path") {
   }
   // The control: a sweep that cannot be compiled says so (and why) in its engine.
   CHECK(engine_of("at([x, 2 * x], x - x)").rfind("binary64, evaluator (", 0) == 0);
+  // A band is provenance computed per branch signature: a domain that differs between points of
+  // one signature would give some rows another domain's band, so such a sweep stays evaluated.
+  CHECK(engine_of("validated_in(\"none\", {accelerator: if x > 3 then \"A\" else \"B\"}, x)") ==
+        "binary64, evaluator (a validation domain that varies within the sweep)");
 }

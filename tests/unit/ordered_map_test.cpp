@@ -1,12 +1,19 @@
 // ordered_map_test.cpp — the ordered parallel map under the sweep pipeline: results reach the
 // consumer in index order whatever the threads, look-ahead stays within its window, per-thread
-// state is per thread, and an exception from the consumer stops the workers and propagates.
+// state is per thread, and an exception from the consumer or from a worker stops the workers and
+// propagates.
 #include "interpreter/runtime/ordered_map.hpp"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <new>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using namespace mls;
@@ -87,4 +94,37 @@ TEST_CASE("ordered_parallel_map: a consumer's exception stops the map and propag
     // Workers stopped near the failure: they never ran more than a window past the consumer.
     CHECK(computed.load() <= 41 + ordered_map_window(threads) + threads);
   }
+}
+
+TEST_CASE("ordered_parallel_map: a worker's exception reaches the calling thread, never a wait") {
+  // Issue 38, item 5: a worker that failed (std::bad_alloc under a memory limit) after claiming
+  // an item never handed it back, and the calling thread waited for it forever at 0 % CPU. Here
+  // every item a worker computes fails; the calling thread is slowed down so that workers surely
+  // claim items. A watchdog turns a hang into a failure instead of a stuck test run.
+  std::atomic<std::size_t> consumed{0};
+  auto run = [&] {
+    const std::thread::id caller = std::this_thread::get_id();  // the thread that calls the map
+    ordered_parallel_map<Item, Scratch>(
+        0, 10000, 4,
+        [&](std::size_t i, Item& o, Scratch&) {
+          if (std::this_thread::get_id() != caller) throw std::bad_alloc();
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          o.index = i;
+        },
+        [&](std::size_t, Item&) { ++consumed; });
+  };
+  std::future<bool> outcome = std::async(std::launch::async, [&] {
+    try {
+      run();
+    } catch (const std::bad_alloc&) {
+      return true;
+    }
+    return false;
+  });
+  if (outcome.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fputs("ordered_parallel_map: still waiting 60 s after a worker failed (hang)\n", stderr);
+    std::_Exit(1);
+  }
+  CHECK(outcome.get());
+  CHECK(consumed.load() < 10000);
 }

@@ -1,7 +1,9 @@
-// validation_memo_test.cpp — the validation assumption validated("family", x) lists is computed
-// from its cases (a case list of the family's own, a quantity selecting some of them, the cases
-// outside their band counted), once per process and configuration: every evaluator of a run (one
-// per sweep) reuses the memo, another configuration computes its own, a rollback empties it.
+// validation_memo_test.cpp — the validation assumption validated("family", x) lists is the band of
+// x's domain, computed from the family's cases (the lists the registry names, a quantity selecting
+// some of them) once per process and configuration: in-domain when the domain has enough cases from
+// enough sources, else extrapolated from the nearest validated domain and widened; every evaluator
+// of a run (one per sweep) reuses the atoms, another configuration computes its own, a rollback
+// empties the memo; a case without its error or verdict is refused, not judged by a second rule.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -12,89 +14,112 @@
 using namespace mls;
 
 namespace {
-// Three cases of a family "toy": two measure quantity a (errors +10 % and -40 %, the second outside
-// its 20 % band), one quantity b (+5 %, held out). The scenario reads them through validated().
+// A family "toy" of its own, registered by a `set` of the registry: three cases on accelerator X
+// from three sources (errors +10 %, +20 %, +5 %), one on Y (+30 %); quantity a selects three.
 const char* kToy = R"(
+set validation_families = [
+  { name: "toy", family: "toy", quantity: "", lists: ["toy_cases"], calibration: "" },
+  { name: "toy a", family: "toy", quantity: "a", lists: ["toy_cases"], calibration: "" }]
 let toy_pred = 11
-let toy_case(q, measured, predicted, held_out) = { family: "toy", quantity: q, measured: measured, predicted: predicted, held_out: held_out, band: 0.2, fits: true, error: case_error(measured, predicted), within: within_band(measured, predicted, 0.2, true) }
-let toy_validation_cases = [toy_case("a", 10, toy_pred, false), toy_case("a", 10, 6, false), toy_case("b", 20, 21, true)]
+let dom(acc) = { accelerator: acc, generation: "g", vendor: "v", moe: false, precision: "16-bit" }
+let toy_case(id, q, acc, measured, predicted) = { id: id, family: "toy", source: id, system: "", held_out: false, metric: "m", unit_text: "", quantity: q, measured: measured, predicted: predicted, band: 0.2, fits: true, error: case_error(measured, predicted), within: within_band(measured, predicted, 0.2, true), expressible: true, reason: "", domain: case_domain(dom(acc), "", 8) }
+let toy_cases = [toy_case("s1_a", "a", "X", 10, toy_pred), toy_case("s2_a", "a", "X", 10, 12), toy_case("s3_b", "b", "X", 20, 21), toy_case("s4_y", "a", "Y", 10, 13)]
 show all = validated("toy", 1)
-show a = validated("toy a", 2)
-show b = validated("toy b", 3)
-sweep s1 over x in 1..3 { show y = validated("toy a", x) }
-sweep s2 over x in 1..3 { show y = validated("toy b", x) }
+show x = validated_in("toy", dom("X"), 2)
+show y = validated_in("toy", dom("Y"), 3)
+sweep s1 over k in 1..3 { show v = validated_in("toy", dom("X"), k) }
 )";
 
-std::string band(const Program& p, const Shown& s) {
-  for (const auto& a : assumptions_of(scope_of(p), s.value.deps))
-    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
-  return "(none)";
-}
-
-std::string band_of(const Program& p, const Table& t) {
-  for (const auto& a : assumptions_of(scope_of(p), t.col_deps.back()))
-    if (a.kind == AssumptionKind::validation) return a.name + ": " + a.value;
-  return "(none)";
+AssumptionView band(const Program& p, DepSet d) {
+  for (const auto& a : assumptions_of(scope_of(p), d))
+    if (a.kind == AssumptionKind::validation) return a;
+  return {};
 }
 }  // namespace
 
-TEST_CASE("a validation band is computed from its family's cases, once per process and configuration") {
+TEST_CASE("a validation band is its domain's, computed once per process and configuration") {
   Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(kToy)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
   REQUIRE(r->results.size() == 3);
-  CHECK(band(s.prog, r->results[0]) ==
-        "toy: median |error| 10.0 % (max 40.0 %) over 3 published measurements, 5.0 % on the 1 held out, 1 outside "
-        "its band (predicted low); `mls validate`");
-  CHECK(band(s.prog, r->results[1]) ==
-        "toy a: median |error| 25.0 % (max 40.0 %) over 2 published measurements, 1 outside its band (predicted "
-        "low); `mls validate`");
-  CHECK(band(s.prog, r->results[2]) ==
-        "toy b: median |error| 5.0 % (max 5.0 %) over 1 published measurements, 5.0 % on the 1 held out; `mls "
+  const AssumptionView all = band(s.prog, r->results[0].value.deps);
+  CHECK(all.value ==
+        "every domain: median |error| 15.0 %, max 30.0 % over 4 measurements from 4 sources; band ±30.0 %; `mls "
         "validate`");
-  // The sweeps' evaluators reuse the texts: one memo entry per family of the toy list (and none
-  // for the stdlib's families, which this run never met).
-  REQUIRE(r->tables.size() == 2);
-  CHECK(band_of(s.prog, r->tables[0]) == band(s.prog, r->results[1]));
-  CHECK(band_of(s.prog, r->tables[1]) == band(s.prog, r->results[2]));
-  CHECK(s.prog.validation_memo->text.size() == 3);
+  CHECK(all.domain == "all toy cases");
+  const AssumptionView x = band(s.prog, r->results[1].value.deps);
+  CHECK(x.value ==
+        "X dense 16-bit: median |error| 10.0 %, max 20.0 % over 3 measurements from 3 sources; band "
+        "±20.0 %; `mls validate`");
+  CHECK(x.band == doctest::Approx(0.2));
+  CHECK(!x.extrapolated);
+  CHECK(x.in_domain());
+  // One case on Y: the nearest validated domain's band, widened by the family's spread.
+  const AssumptionView y = band(s.prog, r->results[2].value.deps);
+  CHECK(y.value ==
+        "extrapolated: only 1 measurement from 1 source on Y dense 16-bit (a domain needs 3 from 2); nearest "
+        "validated: X dense 16-bit (band ±20.0 % over 3 measurements from 3 sources), widened by ±30.0 %, the "
+        "family's spread over all its cases; band ±50.0 %; `mls validate`");
+  CHECK(y.extrapolated);
+  CHECK(!y.in_domain());
+  CHECK(y.band == doctest::Approx(0.5));
+  // The sweep's evaluator reuses the atom: one memo entry per family and domain met.
+  REQUIRE(r->tables.size() == 1);
+  CHECK(band(s.prog, r->tables[0].col_deps.back()).value == x.value);
+  CHECK(s.prog.validation_memo->atoms.size() == 3);
 
   // Another configuration: a case's prediction moves, the band with it (a memo entry of its own).
   Selection moved;
   moved.sets.emplace_back("toy_pred", "30");
   const auto r2 = execute(s, moved, RunOptions{});
   REQUIRE(r2);
-  CHECK(band(s.prog, r2->results[1]) ==
-        "toy a: median |error| 120.0 % (max 200.0 %) over 2 published measurements, all 2 outside their band; "
-        "`mls validate`");
-  CHECK(s.prog.validation_memo->text.size() == 6);
+  CHECK(band(s.prog, r2->results[1].value.deps).value ==
+        "X dense 16-bit: median |error| 20.0 %, max 200.0 % over 3 measurements from 3 sources; band ±200.0 %; `mls "
+        "validate`");
+  CHECK(s.prog.validation_memo->atoms.size() == 6);
 
   // A rollback may free the `set` expressions the keys name: it empties the memo.
   const Program::Mark m = s.prog.begin_input();
   s.prog.rollback(m);
-  CHECK(s.prog.validation_memo->text.empty());
+  CHECK(s.prog.validation_memo->atoms.empty());
 }
 
-TEST_CASE("a case's error and band verdict are read from the case, not recomputed") {
-  // The verdict is the case's `within` field (validation.mls: within_band), so a configuration that
-  // does not fit memory is outside its band however small its error, as `mls validate` counts it;
-  // a case without the fields is refused rather than judged by a second rule.
+TEST_CASE("a case without its error or verdict is refused, not judged by a second rule") {
   const char* src = R"(
-let toy_validation_cases = [{ family: "toy", measured: 10, predicted: 10.5, held_out: false, band: 0.2, fits: false, error: case_error(10, 10.5), within: within_band(10, 10.5, 0.2, false) }]
-let bare_validation_cases = [{ family: "bare", measured: 10, predicted: 11, held_out: false, band: 0.2, fits: true }]
-show toy = validated("toy", 1)
+set validation_families = [{ name: "bare", family: "bare", quantity: "", lists: ["bare_cases"], calibration: "" }]
+let bare_cases = [{ id: "b_1", family: "bare", measured: 10, predicted: 11, held_out: false, band: 0.2, fits: true }]
 show bare = validated("bare", 1)
 )";
   Harness s;
   REQUIRE(prepare(s, "toy.mls", std::string(src)));
   const auto r = execute(s, Selection{}, RunOptions{});
   REQUIRE(r);
-  REQUIRE(r->results.size() == 2);
-  CHECK(band(s.prog, r->results[0]) ==
-        "toy: median |error| 5.0 % (max 5.0 %) over 1 published measurements, 1 outside its band (predicted high); "
-        "`mls validate`");
-  CHECK(band(s.prog, r->results[1]) ==
-        "bare: no validation set (a bare case has no numeric `error` or boolean `within`: build cases with "
-        "validation.mls's case_error and within_band)");
+  REQUIRE(r->results.size() == 1);
+  CHECK(band(s.prog, r->results[0].value.deps).value ==
+        "no validation set (a bare case has no numeric `error` or boolean `within`: build cases with validation.mls's "
+        "case_error and within_band)");
+}
+
+TEST_CASE("an extrapolated band is never narrower than the domain's own cases' largest error") {
+  // X: ten cases from ten sources within 10 %; Z: one case at +200 % (too few to validate Z). Z's
+  // band from the rule alone, X's 10 % widened by the family's spread (the 90th percentile of all
+  // eleven: 10 %), would be 20 %, far below what was measured on Z itself.
+  const char* src = R"(
+set validation_families = [{ name: "toy", family: "toy", quantity: "", lists: ["toy_cases"], calibration: "" }]
+let dom(acc) = { accelerator: acc, generation: "g", vendor: "v", moe: false, precision: "16-bit" }
+let c(id, acc, measured, predicted) = { id: id, family: "toy", source: id, system: "", held_out: false, metric: "m", unit_text: "", measured: measured, predicted: predicted, band: 0.2, fits: true, error: case_error(measured, predicted), within: within_band(measured, predicted, 0.2, true), expressible: true, reason: "", domain: case_domain(dom(acc), "", 8) }
+let toy_cases = [c("a_1", "X", 10, 11), c("b_1", "X", 10, 10.5), c("d_1", "X", 10, 9.5), c("f_1", "X", 10, 10.5),
+                 c("g_1", "X", 10, 10.5), c("h_1", "X", 10, 10.5), c("i_1", "X", 10, 10.5), c("j_1", "X", 10, 10.5),
+                 c("k_1", "X", 10, 10.5), c("l_1", "X", 10, 10.5), c("e_1", "Z", 10, 30)]
+show z = validated_in("toy", dom("Z"), 1)
+)";
+  Harness s;
+  REQUIRE(prepare(s, "toy.mls", std::string(src)));
+  const auto r = execute(s, Selection{}, RunOptions{});
+  REQUIRE(r);
+  const AssumptionView z = band(s.prog, r->results[0].value.deps);
+  CHECK(z.extrapolated);
+  CHECK(z.band == doctest::Approx(2.0));
+  CHECK(z.value.find("and at least its own cases' largest error, 200.0 %") != std::string::npos);
 }

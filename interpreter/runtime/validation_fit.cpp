@@ -1,0 +1,366 @@
+// validation_fit.cpp — the calibration fit and the out-of-sample errors of a validation table.
+// The constants a family declares (its `calibration` list, stdlib/validation.mls) are fitted by
+// least squares on the log errors of the cases not held out; the sensitivity of every prediction
+// to each constant comes from evaluating the cases with that constant moved 10 % (a finite
+// difference in log space). Each leave-one-source-out error is one Gauss-Newton step on the other
+// sources' fit cases from the committed constants, the left-out cases then evaluated exactly at
+// the refit constants; the leave-one-domain-out error the same without a whole domain. A constant
+// no remaining case informs takes the value of the constant it is declared `near` (the borrowing
+// rule), never a value the solve makes up. Method: docs/validation.md, "Method and calibration".
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "eval.hpp"
+#include "grammar/symbols.hpp"
+#include "interpreter/semantics/resolve.hpp"
+#include "validation.hpp"
+
+namespace mls::validation_detail {
+
+namespace {
+
+constexpr double kStep = 1.1;               // the finite difference: each constant moved 10 %
+constexpr double kInformed = 0.01;          // |d log prediction / d log constant| that counts as informing
+constexpr double kIdentified = 1e-6;        // sum of squared sensitivities below which nothing informs a constant
+constexpr double kRidge = 1e-6;             // relative damping of the normal equations (conditioning only)
+constexpr std::size_t kMaxIterations = 25;  // of the full fit
+constexpr double kConverged = 1e-6;         // max |change of a log constant| at which the full fit stops
+
+struct Constant {
+  FitConstant info;
+  std::vector<const Expr*> literals;  // every literal its names denote
+  int near = -1;                      // index of the constant it borrows from
+};
+
+const Value* field(const Value& r, const char* name) {
+  return r.k == Value::K::record ? r.rec().get(intern(name)) : nullptr;
+}
+
+std::vector<Sym> path_of(const std::string& name) {
+  std::vector<Sym> path;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    path.push_back(intern(name.substr(start, dot - start)));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return path;
+}
+
+// Whether the configuration sets this name (or a record it is part of): then it is the user's
+// value, not a fitted one.
+bool pinned(const Program& p, const Config& cfg, const std::string& name, const std::vector<const Expr*>& lits) {
+  for (const Expr* l : lits)
+    if (cfg.literal_overrides.count(l->atom)) return true;
+  const auto path = path_of(name);
+  const Decl* d = p.lookup(path.front());
+  if (!d || d->kind != RefKind::global || d->index >= cfg.overrides.size()) return false;
+  for (const Override& o : cfg.overrides[d->index])
+    if (o.path.size() <= path.size() && std::equal(o.path.begin(), o.path.end(), path.begin())) return true;
+  return false;
+}
+
+std::vector<Constant> read_calibration(Program& p, const Config& cfg, const std::string& list) {
+  std::vector<Constant> out;
+  Evaluator ev = Evaluator::for_validation(p, cfg);
+  const Evaluator::BudgetScope budget(ev);
+  const Decl* d = p.lookup(intern(list));
+  if (!d || d->kind != RefKind::global) return out;
+  const Value v = ev.global(d->index);
+  if (v.k != Value::K::list) return out;
+  for (const Value& c : v.list().items) {
+    Constant k;
+    if (const Value* n = field(c, "names"); n && n->k == Value::K::list)
+      for (const Value& s : n->list().items)
+        if (s.k == Value::K::str) k.info.names.push_back(s.str());
+    if (const Value* x = field(c, "lower"); x && x->k == Value::K::num) k.info.lower = x->n.d;
+    if (const Value* x = field(c, "upper"); x && x->k == Value::K::num) k.info.upper = x->n.d;
+    if (const Value* x = field(c, "near"); x && x->k == Value::K::str) k.info.near = x->str();
+    for (const auto& name : k.info.names)
+      for (const Expr* l : literals_named(p, name))
+        if (l->kind == EK::num && l->si_ready) k.literals.push_back(l);
+    if (k.literals.empty() || k.info.names.empty()) continue;  // not a literal: nothing to move
+    k.info.value = k.literals.front()->si.d;
+    k.info.fitted = k.info.value;
+    k.info.pinned = k.info.value <= 0;
+    for (const auto& name : k.info.names) k.info.pinned = k.info.pinned || pinned(p, cfg, name, k.literals);
+    out.push_back(std::move(k));
+  }
+  for (auto& k : out)
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (std::find(out[j].info.names.begin(), out[j].info.names.end(), k.info.near) != out[j].info.names.end())
+        k.near = static_cast<int>(j);
+  return out;
+}
+
+// Predictions of every case with the constants at `values`: the configuration plus a literal
+// override of each moved constant's literals (scaled by the same factor when several are tied).
+class Predictor {
+ public:
+  Predictor(Program& p, const Config& cfg, const FamilyEntry& e, const std::vector<Constant>& cs,
+            const std::vector<CaseRow>& base)
+      : p_(p), cfg_(cfg), e_(e), cs_(cs), base_(base) {}
+
+  std::vector<double> operator()(const std::vector<double>& values) {
+    Config c = cfg_;
+    c.validation_summaries = false;
+    for (std::size_t k = 0; k < cs_.size(); ++k) {
+      if (values[k] == cs_[k].info.value) continue;
+      for (const Expr* lit : cs_[k].literals) {
+        Expr& x = exprs_.emplace_back();
+        x.kind = EK::num;
+        x.span = lit->span;
+        x.si = Num::of_double(lit->si.d * values[k] / cs_[k].info.value);
+        x.si_ready = true;
+        Override o;
+        o.value = &x;
+        o.atom = static_cast<AtomId>(lit->atom);
+        c.literal_overrides[lit->atom] = o;
+      }
+    }
+    Evaluator ev = Evaluator::for_validation(p_, c);
+    const Evaluator::BudgetScope budget(ev);
+    const auto rows = read_cases(ev, e_, false);
+    std::vector<double> out(base_.size(), 0);
+    for (std::size_t i = 0; i < base_.size() && i < rows.size(); ++i)
+      out[i] = rows[i].id == base_[i].id ? rows[i].predicted : 0;
+    return out;
+  }
+
+ private:
+  Program& p_;
+  const Config& cfg_;
+  const FamilyEntry& e_;
+  const std::vector<Constant>& cs_;
+  const std::vector<CaseRow>& base_;
+  std::deque<Expr> exprs_;  // the overrides' values, alive while any evaluator may read them
+};
+
+double log_ratio(double a, double b) { return a > 0 && b > 0 ? std::log(a / b) : 0; }
+
+// Solves A x = b in place (Gaussian elimination, partial pivoting); a singular pivot gives 0.
+std::vector<double> solve_linear(std::vector<std::vector<double>> A, std::vector<double> b) {
+  const std::size_t n = b.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t piv = c;
+    for (std::size_t r = c + 1; r < n; ++r)
+      if (std::abs(A[r][c]) > std::abs(A[piv][c])) piv = r;
+    std::swap(A[c], A[piv]);
+    std::swap(b[c], b[piv]);
+    if (std::abs(A[c][c]) < 1e-300) continue;
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const double f = A[r][c] / A[c][c];
+      for (std::size_t k = c; k < n; ++k) A[r][k] -= f * A[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<double> x(n, 0);
+  for (std::size_t c = n; c-- > 0;) {
+    if (std::abs(A[c][c]) < 1e-300) continue;
+    double s = b[c];
+    for (std::size_t k = c + 1; k < n; ++k) s -= A[c][k] * x[k];
+    x[c] = s / A[c][c];
+  }
+  return x;
+}
+
+// One Gauss-Newton step on the rows in `use`: the log constants that minimise the sum of squared
+// log errors of those rows, linearised at `theta` (sensitivities J, log errors r), within the
+// bounds; constants no used row informs borrow their `near` constant's result.
+std::vector<double> gauss_newton(const std::vector<Constant>& cs, const std::vector<double>& theta,
+                                 const std::vector<std::vector<double>>& J, const std::vector<double>& r,
+                                 const std::vector<bool>& use) {
+  const std::size_t K = cs.size();
+  std::vector<double> delta(K, 0);
+  std::vector<bool> active(K, false), borrow(K, false);
+  for (std::size_t k = 0; k < K; ++k) {
+    if (cs[k].info.pinned) continue;
+    double s = 0;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      if (use[i]) s += J[i][k] * J[i][k];
+    if (s > kIdentified)
+      active[k] = true;
+    else
+      borrow[k] = true;
+  }
+  for (std::size_t round = 0; round <= K; ++round) {
+    std::vector<std::size_t> idx;
+    for (std::size_t k = 0; k < K; ++k)
+      if (active[k]) idx.push_back(k);
+    const std::size_t n = idx.size();
+    std::vector<std::vector<double>> A(n, std::vector<double>(n, 0));
+    std::vector<double> g(n, 0);
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (!use[i]) continue;
+      double ri = r[i];  // with the constants fixed at a bound so far
+      for (std::size_t k = 0; k < K; ++k)
+        if (!active[k]) ri += J[i][k] * delta[k];
+      for (std::size_t a = 0; a < n; ++a) {
+        g[a] -= J[i][idx[a]] * ri;
+        for (std::size_t b = 0; b < n; ++b) A[a][b] += J[i][idx[a]] * J[i][idx[b]];
+      }
+    }
+    double trace = 0;
+    for (std::size_t a = 0; a < n; ++a) trace += A[a][a];
+    for (std::size_t a = 0; a < n; ++a) A[a][a] += kRidge * (n ? trace / static_cast<double>(n) : 0);
+    const auto x = solve_linear(A, g);
+    bool clamped = false;
+    for (std::size_t a = 0; a < n; ++a) {
+      const std::size_t k = idx[a];
+      delta[k] = x[a];
+      const double lo = std::log(std::max(cs[k].info.lower, 1e-300)), hi = std::log(std::max(cs[k].info.upper, 1e-300));
+      const double t = theta[k] + delta[k];
+      if (cs[k].info.upper > 0 && (t < lo || t > hi)) {
+        delta[k] = std::clamp(t, lo, hi) - theta[k];
+        active[k] = false;
+        clamped = true;
+      }
+    }
+    if (!clamped) break;
+  }
+  std::vector<double> out(K);
+  for (std::size_t k = 0; k < K; ++k) out[k] = theta[k] + delta[k];
+  // Borrowing follows `near` (a chain resolves in at most K steps).
+  for (std::size_t step = 0; step < K; ++step)
+    for (std::size_t k = 0; k < K; ++k)
+      if (borrow[k] && cs[k].near >= 0) out[k] = out[static_cast<std::size_t>(cs[k].near)];
+  return out;
+}
+
+struct Linearised {
+  std::vector<double> r;               // log(predicted / measured) per case
+  std::vector<std::vector<double>> J;  // d log predicted / d log constant
+};
+
+Linearised linearise(Predictor& predict, const std::vector<Constant>& cs, const std::vector<double>& values,
+                     const std::vector<double>& predicted, const std::vector<CaseRow>& rows) {
+  Linearised l;
+  l.r.resize(rows.size());
+  l.J.assign(rows.size(), std::vector<double>(cs.size(), 0));
+  for (std::size_t i = 0; i < rows.size(); ++i) l.r[i] = log_ratio(predicted[i], rows[i].measured);
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    if (cs[k].info.pinned) continue;
+    std::vector<double> v = values;
+    v[k] *= kStep;
+    const auto moved = predict(v);
+    for (std::size_t i = 0; i < rows.size(); ++i) l.J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
+  }
+  return l;
+}
+
+std::vector<double> exp_all(const std::vector<double>& theta) {
+  std::vector<double> v(theta.size());
+  for (std::size_t k = 0; k < theta.size(); ++k) v[k] = std::exp(theta[k]);
+  return v;
+}
+
+bool moved(const std::vector<double>& a, const std::vector<double>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (std::abs(a[k] - b[k]) > 1e-12) return true;
+  return false;
+}
+
+}  // namespace
+
+void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, ValidationTable& t, bool full_fit) {
+  if (e.calibration.empty()) return;
+  std::vector<Constant> cs = read_calibration(p, cfg, e.calibration);
+  if (cs.empty()) return;
+  std::vector<CaseRow>& rows = t.cases;
+  const std::size_t n = rows.size();
+  std::vector<bool> fit(n, false);
+  for (std::size_t i = 0; i < n; ++i)
+    fit[i] = rows[i].expressible && !rows[i].held_out && rows[i].predicted > 0 && rows[i].measured > 0;
+  Predictor predict(p, cfg, e, cs, rows);
+  std::vector<double> values(cs.size()), theta(cs.size()), predicted(n);
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    values[k] = cs[k].info.value;
+    theta[k] = std::log(std::max(values[k], 1e-300));
+  }
+  for (std::size_t i = 0; i < n; ++i) predicted[i] = rows[i].predicted;
+  const Linearised lin = linearise(predict, cs, values, predicted, rows);
+  for (std::size_t i = 0; i < n; ++i)
+    if (fit[i]) t.loss += lin.r[i] * lin.r[i];
+  for (std::size_t k = 0; k < cs.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      if (fit[i] && std::abs(lin.J[i][k]) > kInformed) cs[k].info.informed_by.push_back(rows[i].id);
+
+  // The fit from the committed constants: one step (what the out-of-sample refits take), or to
+  // its optimum for `mls validate --fit`.
+  std::vector<double> best = gauss_newton(cs, theta, lin.J, lin.r, fit);
+  t.fit_iterations = 1;
+  t.fitted_loss = 0;
+  {
+    std::vector<double> r = lin.r;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < cs.size(); ++k) r[i] += lin.J[i][k] * (best[k] - theta[k]);
+    for (std::size_t i = 0; i < n; ++i)
+      if (fit[i]) t.fitted_loss += r[i] * r[i];
+  }
+  if (full_fit) {
+    std::vector<double> at = theta;
+    for (std::size_t it = 1; it <= kMaxIterations; ++it) {
+      double change = 0;
+      for (std::size_t k = 0; k < cs.size(); ++k) change = std::max(change, std::abs(best[k] - at[k]));
+      at = best;
+      const auto vals = exp_all(at);
+      const auto pred = predict(vals);
+      const Linearised l = linearise(predict, cs, vals, pred, rows);
+      t.fitted_loss = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (fit[i]) t.fitted_loss += l.r[i] * l.r[i];
+      t.fit_iterations = it;
+      if (change < kConverged) break;
+      best = gauss_newton(cs, at, l.J, l.r, fit);
+    }
+    best = at;
+  }
+  for (std::size_t k = 0; k < cs.size(); ++k) cs[k].info.fitted = std::exp(best[k]);
+
+  // Refits without one part of the fit set, the cases of that part evaluated at the result.
+  auto refit_without = [&](const std::vector<bool>& part, double CaseRow::*err) {
+    std::vector<bool> use(n);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      use[i] = fit[i] && !part[i];
+      any = any || (fit[i] && part[i]);
+    }
+    if (!any) return;  // the fit never read this part: its errors are out of sample already
+    const auto th = gauss_newton(cs, theta, lin.J, lin.r, use);
+    if (!moved(th, theta)) return;
+    const auto pred = predict(exp_all(th));
+    for (std::size_t i = 0; i < n; ++i)
+      if (part[i] && rows[i].measured > 0) rows[i].*err = pred[i] / rows[i].measured - 1;
+  };
+  std::set<std::string> sources;
+  for (const CaseRow& c : rows) sources.insert(c.source_key);
+  for (const std::string& s : sources) {
+    std::vector<bool> part(n);
+    for (std::size_t i = 0; i < n; ++i) part[i] = rows[i].source_key == s;
+    refit_without(part, &CaseRow::loso_error);
+  }
+  // Validated domains (docs/validation.md: enough cases from enough sources), without the whole domain.
+  std::map<std::string, std::pair<std::size_t, std::set<std::string>>> domains;
+  for (const CaseRow& c : rows)
+    if (c.expressible) {
+      auto& d = domains[c.domain.key()];
+      ++d.first;
+      d.second.insert(c.source_key);
+    }
+  for (const auto& [key, d] : domains) {
+    if (d.first < kMinDomainCases || d.second.size() < kMinDomainSources) continue;
+    std::vector<bool> part(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      part[i] = rows[i].expressible && rows[i].domain.key() == key;
+      if (part[i]) rows[i].lodo = true;
+    }
+    refit_without(part, &CaseRow::lodo_error);
+  }
+  for (const Constant& k : cs) t.fit.push_back(k.info);
+}
+
+}  // namespace mls::validation_detail
