@@ -15,7 +15,9 @@ thread_local binding::CliOutput* t_out = nullptr;
 
 Core::Options core_options() { return Core::Options{{}, "`mls.conventions()`"}; }
 
-int emit(const Args&, const std::string& text) {
+// The signature must match cli/commands.hpp exactly: a module may leave a symbol undefined at link
+// time, so a mismatch shows only when Python imports it (ctest python/* catches it).
+int emit(const Args&, const std::string& text, bool /*binary*/) {
   t_out->out += text;
   return 0;
 }

@@ -358,7 +358,7 @@ def main():
               "table pair": {"xscale": "category", "xticks": ["4", "8"], "polylines": 0},
               "table grid": {"same_colour_per_group": True, "yscales": ["linear", "linear"]},
               "table decades": {"yscales": ["log"], "xscale": "log"},
-              "table cmp": {"xscale": "category", "bars": 4, "xticks": ["small node", "large node"]},
+              "table cmp": {"xscale": "category", "bars": 4, "xticks": ["Small", "Large"]},
           }}),
     ]
     problems = []

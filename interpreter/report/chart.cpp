@@ -131,12 +131,7 @@ bool discrete(const std::vector<double>& xs) {
 
 }  // namespace
 
-std::string key_label(const Value& v) {
-  if (v.k == Value::K::record)
-    for (const auto& [n, f] : v.rec().fields)
-      if (f.k == Value::K::str && sym_name(n) == "name") return f.str();
-  return format_value(v, Display{});
-}
+std::string key_label(const Value& v) { return format_value(v, Display{}); }
 
 bool log_y(const ChartPanel& p) {
   double lo = INFINITY, hi = 0;

@@ -87,7 +87,7 @@ struct ChartSpec {
 // times the smallest (a column spanning decades).
 [[nodiscard]] bool log_y(const ChartPanel& p);
 
-// The text of a row key value on a chart: a record by its `name` field, else as printed.
+// The text of a row key value on a chart: as rows are keyed everywhere (a record by its label).
 [[nodiscard]] std::string key_label(const Value& v);
 
 // Standalone SVG (an XML document, no external references), `width` pixels wide.

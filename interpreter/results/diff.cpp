@@ -61,6 +61,7 @@ std::string key_identity(const std::vector<Value>& key) {
       case Value::K::num: s += "n" + (v.n.exact() ? exact_text(v.n) : format_json(v.n.d)); break;
       case Value::K::boolean: s += v.b ? "t" : "f"; break;
       case Value::K::str: s += "s" + std::to_string(v.str().size()) + ":" + v.str(); break;
+      case Value::K::record: s += "r" + record_label(v); break;
       default: s += "?"; break;
     }
     s += '\x1f';
@@ -247,52 +248,89 @@ class Differ {
       for (const auto& row : b.rows) one_sided(row.key, true);
       return td;
     }
-    std::unordered_map<std::string, std::vector<std::size_t>> right;
-    for (std::size_t j = 0; j < b.rows.size(); ++j) right[key_identity(b.rows[j].key)].push_back(j);
-    std::unordered_map<std::string, std::size_t> taken;
     std::vector<bool> used(b.rows.size(), false);
     std::map<std::vector<AssumptionKey>, std::size_t> cause_index;  // into td.causes
-    for (const auto& row : a.rows) {
-      const std::string id = key_identity(row.key);
-      auto it = right.find(id);
-      std::size_t& k = taken[id];
-      if (it == right.end() || k >= it->second.size()) {
-        one_sided(row.key, false);
-        continue;
-      }
-      const Row& other = b.rows[it->second[k]];
-      used[it->second[k]] = true;
-      ++k;
-      ++td.rows_compared;
-      std::optional<std::size_t> ref;
-      for (const auto& [ci, cj] : cols) {
-        const Value& lv = row.cells[ci];
-        const Value& rv = other.cells[cj];
-        if (same_value(lv, rv)) {
-          ++td.cells_unchanged;
-          continue;
-        }
-        // Every changed cell is counted under its cause; the first ones are listed.
-        const std::vector<AssumptionKey>& because = cause_of(lv.deps, rv.deps);
-        const std::string& column = a.cols[ci].name;
-        ++td.cells_changed;
-        ++td.changed_columns[column];
-        auto [at, fresh] = cause_index.emplace(because, td.causes.size());
-        if (fresh) td.causes.push_back({because, {}});
-        ++td.causes[at->second].columns[column];
-        if (listed_ >= kDiffListed) continue;
-        ++listed_;
-        auto vd = compare_values(lv, a.cols[ci].type, a.cols[ci].display, rv, b.cols[cj].type, b.cols[cj].display);
-        if (!ref) ref = add_key(row.key);
-        vd->name = column;
-        vd->row = *ref;
-        vd->because = because;
-        td.cells.push_back(std::move(*vd));
-      }
-    }
+    auto compare = [&](const Row& row, const Row& other) {
+      compare_row(td, a, b, cols, row, other, add_key, cause_index);
+    };
+    std::vector<std::size_t> unmatched = match_rows(a, b, {}, {}, used, compare);
+    // Keys that read a solve's answer move with it: the rows left over meet by their other keys.
+    if (!a.key_solved.empty() && a.key_solved == b.key_solved)
+      unmatched = match_rows(a, b, unmatched, a.key_solved, used, compare);
+    for (std::size_t i : unmatched) one_sided(a.rows[i].key, false);
     for (std::size_t j = 0; j < b.rows.size(); ++j)
       if (!used[j]) one_sided(b.rows[j].key, true);
     return td;
+  }
+
+  // Pairs rows of `a` (those in `only`, or all) with unused rows of `b` of the same key (its
+  // positions marked in `skip` left out), by occurrence; calls `both` on each pair and returns
+  // the rows of `a` left unpaired.
+  template <typename Both>
+  static std::vector<std::size_t> match_rows(const Table& a, const Table& b, const std::vector<std::size_t>& only,
+                                             const std::vector<bool>& skip, std::vector<bool>& used, Both& both) {
+    auto id_of = [&](const std::vector<Value>& key) {
+      std::vector<Value> kept;
+      for (std::size_t k = 0; k < key.size(); ++k)
+        if (k >= skip.size() || !skip[k]) kept.push_back(key[k]);
+      return key_identity(kept);
+    };
+    std::unordered_map<std::string, std::vector<std::size_t>> right;
+    for (std::size_t j = 0; j < b.rows.size(); ++j)
+      if (!used[j]) right[id_of(b.rows[j].key)].push_back(j);
+    std::unordered_map<std::string, std::size_t> taken;
+    std::vector<std::size_t> left;
+    if (only.empty() && skip.empty())
+      for (std::size_t i = 0; i < a.rows.size(); ++i) left.push_back(i);
+    else
+      left = only;
+    std::vector<std::size_t> unmatched;
+    for (std::size_t i : left) {
+      const Row& row = a.rows[i];
+      const std::string id = id_of(row.key);
+      auto it = right.find(id);
+      std::size_t& k = taken[id];
+      if (it == right.end() || k >= it->second.size()) {
+        unmatched.push_back(i);
+        continue;
+      }
+      used[it->second[k]] = true;
+      both(row, b.rows[it->second[k]]);
+      ++k;
+    }
+    return unmatched;
+  }
+
+  // One pair of rows: every changed cell is counted under its cause; the first ones are listed.
+  template <typename AddKey>
+  void compare_row(TableDiff& td, const Table& a, const Table& b,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& cols, const Row& row, const Row& other,
+                   AddKey& add_key, std::map<std::vector<AssumptionKey>, std::size_t>& cause_index) {
+    ++td.rows_compared;
+    std::optional<std::size_t> ref;
+    for (const auto& [ci, cj] : cols) {
+      const Value& lv = row.cells[ci];
+      const Value& rv = other.cells[cj];
+      if (same_value(lv, rv)) {
+        ++td.cells_unchanged;
+        continue;
+      }
+      const std::vector<AssumptionKey>& because = cause_of(lv.deps, rv.deps);
+      const std::string& column = a.cols[ci].name;
+      ++td.cells_changed;
+      ++td.changed_columns[column];
+      auto [at, fresh] = cause_index.emplace(because, td.causes.size());
+      if (fresh) td.causes.push_back({because, {}});
+      ++td.causes[at->second].columns[column];
+      if (listed_ >= kDiffListed) continue;
+      ++listed_;
+      auto vd = compare_values(lv, a.cols[ci].type, a.cols[ci].display, rv, b.cols[cj].type, b.cols[cj].display);
+      if (!ref) ref = add_key(row.key);
+      vd->name = column;
+      vd->row = *ref;
+      vd->because = because;
+      td.cells.push_back(std::move(*vd));
+    }
   }
 
   // A changed cell's attribution, by its two dependency sets: the cells of a column mostly share

@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 
+#include "grammar/symbols.hpp"
 #include "interpreter/semantics/program.hpp"
 
 namespace mls {
@@ -91,8 +92,21 @@ std::string format_value(const Value& v, const Display& d) {
       if (is_integer(x) && std::fabs(x.d) < 1e15) return format_fixed(x, 0);
       return format_sig(x, 4);
     }
+    case Value::K::record: {
+      std::string label = record_label(v);
+      return label.empty() ? "(record)" : label;
+    }
     default: return "(value)";
   }
+}
+
+std::string record_label(const Value& v) {
+  if (v.k != Value::K::record) return "";
+  const RecordObj& r = v.rec();
+  if (r.label != kNoSym) return sym_name(r.label);
+  static const Sym kName = intern("name");
+  const Value* name = r.get(kName);
+  return name && name->k == Value::K::str ? name->str() : "";
 }
 
 void RunSink::table_rows(const Table& t, const RowBlock& rows) {

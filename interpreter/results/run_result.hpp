@@ -93,6 +93,9 @@ struct Table {
   Span span;
   bool search = false;
   std::vector<std::string> key_names;
+  // Per key: its values read a solve's answer (they move with it, so a diff matches rows by the
+  // other keys when they differ); empty when none does.
+  std::vector<bool> key_solved;
   std::vector<Column> cols;
   std::vector<Row> rows;         // kept by collecting sinks; streamed otherwise
   std::vector<DepSet> col_deps;  // per column: union of its cells' dependencies (at table_end)
@@ -194,6 +197,9 @@ void replay(const RunResult& r, RunSink& sink);
 // Number in display units (exact when possible), and its text.
 [[nodiscard]] Num in_unit(const Num& si, const Display& d);
 [[nodiscard]] std::string format_value(const Value& v, const Display& d);
+// A record's label, as rows keyed by it are labelled: the global it was bound to (`DGX_H100`),
+// else its `name` field, else "" (an anonymous record).
+[[nodiscard]] std::string record_label(const Value& v);
 
 struct AssumptionView {
   AssumptionKind kind = AssumptionKind::default_;

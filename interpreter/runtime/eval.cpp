@@ -382,6 +382,15 @@ Value Evaluator::global(std::uint32_t g) {
     };
     v = put(v, 1);
   }
+  // A record bound to a global first is known by its name (a sweep row keyed by it reads
+  // `node=DGX_H100`); `let n = DGX_H100` keeps the label it has.
+  if (v.k == Value::K::record && v.rec().label == kNoSym) {
+    RecordObj r = v.rec();
+    r.label = gd.name;
+    Value labelled = Value::record(std::move(r));
+    labelled.deps = v.deps;
+    v = std::move(labelled);
+  }
   c.value = v;
   c.ready.store(true, std::memory_order_release);
   if (traced) tracer->leave(v);

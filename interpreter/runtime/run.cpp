@@ -176,12 +176,11 @@ void show_solve(Program& p, Checker& ck, Evaluator& ev, const RunOptions& opt, R
   const std::string note = skipped_text(*out, sym_name(s->name));
   const Decl* d = p.lookup(s->name);
   const TypeP t = d && d->kind == RefKind::global ? ck.global_type(d->index) : TypeP{};
-  std::map<std::string, std::size_t> count, seen;
-  for (const auto& a : out->answers) ++count[a.role];
-  for (const auto& a : out->answers) {
+  const std::vector<std::string> labels = solve_labels(*out, sym_name(s->name));
+  for (std::size_t i = 0; i < out->answers.size(); ++i) {
+    const SolveAnswer& a = out->answers[i];
     Shown x;
-    x.name = (a.role == "root" ? "" : a.role + " ") + sym_name(s->name);
-    if (count[a.role] > 1) x.name += "[" + std::to_string(++seen[a.role]) + "]";
+    x.name = labels[i];
     x.value = a.value;
     x.type = t;
     x.display = display_for(scope_of(p), t, a.value.n.d);

@@ -644,6 +644,42 @@ std::string skipped_text(const SolveOutcome& o, const std::string& name) {
   return s + (o.skip_reasons.size() > 3 ? "; ..." : "");
 }
 
+namespace {
+
+bool reads_solve_walk(const Program& p, const Expr& e, std::set<const void*>& seen) {
+  if (e.ref.kind == RefKind::global && e.ref.index < p.globals.size()) {
+    const Stmt* st = p.globals[e.ref.index].stmt;
+    if (st && st->kind == SK::solve) return true;
+    if (st && st->value && seen.insert(st).second && reads_solve_walk(p, *st->value, seen)) return true;
+  }
+  if (e.ref.kind == RefKind::function && e.ref.index < p.functions.size()) {
+    const Stmt* st = p.functions[e.ref.index].stmt;
+    if (st && st->value && seen.insert(st).second && reads_solve_walk(p, *st->value, seen)) return true;
+  }
+  bool found = false;
+  for_each_child(e, [&](const Expr& k) { found = found || reads_solve_walk(p, k, seen); });
+  return found;
+}
+
+}  // namespace
+
+bool reads_solve(const Program& p, const Expr& e) {
+  std::set<const void*> seen;
+  return reads_solve_walk(p, e, seen);
+}
+
+std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name) {
+  std::map<std::string, std::size_t> count, seen;
+  for (const auto& a : o.answers) ++count[a.role];
+  std::vector<std::string> out;
+  for (const auto& a : o.answers) {
+    std::string label = (a.role == "root" ? "" : a.role + " ") + name;
+    if (count[a.role] > 1) label += "[" + std::to_string(++seen[a.role]) + "]";
+    out.push_back(std::move(label));
+  }
+  return out;
+}
+
 Value solve_value(Evaluator& ev, const Stmt& s) { return solve_statement(ev, s).answers.at(0).value; }
 
 }  // namespace mls

@@ -35,6 +35,14 @@ struct SolveOutcome {
 // "12 values of nodes could not be evaluated and were skipped: 12 runtime.error: ...", or ""
 // when none was (shown under each answer, and in the help of solve.no_root).
 [[nodiscard]] std::string skipped_text(const SolveOutcome& o, const std::string& name);
+// Each answer's label, as it is shown: NAME (a root of ==), `min NAME` / `max NAME` (the smallest /
+// largest value satisfying <= or >=), numbered `min NAME[2]` when a role has several answers.
+// explain and sensitivity take these labels back (issue 36).
+[[nodiscard]] std::vector<std::string> solve_labels(const SolveOutcome& o, const std::string& name);
+// Whether `e` reads the answer of a solve (a solved global, directly or through the globals and
+// functions it reads): a sweep key that does moves with the solve, and a diff matches the rows
+// of such a sweep by their other keys (issue 36).
+[[nodiscard]] bool reads_solve(const Program& p, const Expr& e);
 // The value the global NAME takes: the first answer.
 [[nodiscard]] Value solve_value(Evaluator& ev, const Stmt& s);
 

@@ -18,6 +18,7 @@
 #include "notes.hpp"
 #include "ordered_map.hpp"
 #include "search_rank.hpp"
+#include "solve.hpp"
 #include "sweep_points.hpp"
 
 namespace mls {
@@ -372,6 +373,7 @@ class SweepRunner {
     for (const auto& b : s_.bindings) {
       domains.push_back(domain(exact_ev, b));
       for (std::size_t i = 0; i < b.names.size(); ++i) t.key_names.push_back(sym_name(b.names[i]));
+      mark_solved_keys(t, b);
       const std::size_t n = domains.back().size();
       if (n == 0)
         throw DiagnosticError{make_diagnostic(ErrorKind::sweep_decl, b.span, "this sweep variable has no values")};
@@ -384,6 +386,16 @@ class SweepRunner {
       total *= n;
     }
     return total;
+  }
+
+  // Which of the binding's keys read a solve's answer (Table::key_solved).
+  void mark_solved_keys(Table& t, const Binding& b) const {
+    bool solved = false;
+    for (const auto& d : b.domains) solved = solved || reads_solve(p_, *d);
+    for (const auto* e : {b.range_to.get(), b.step.get()}) solved = solved || (e && reads_solve(p_, *e));
+    t.key_solved.resize(t.key_names.size() - b.names.size(), false);
+    t.key_solved.resize(t.key_names.size(), solved);
+    if (std::find(t.key_solved.begin(), t.key_solved.end(), true) == t.key_solved.end()) t.key_solved.clear();
   }
 
   // The table's columns and a search's objective, from the body.

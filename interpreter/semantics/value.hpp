@@ -17,6 +17,9 @@ namespace mls {
 struct Value;
 struct RecordObj {
   std::vector<std::pair<Sym, Value>> fields;  // declaration order
+  // The global a record was first bound to (`let DGX_H100 = {...}`): how a row keyed by it is
+  // labelled (`node=DGX_H100`) and selected again by explain, sensitivity and diff.
+  Sym label = kNoSym;
   [[nodiscard]] const Value* get(Sym s) const;
 };
 struct ListObj {

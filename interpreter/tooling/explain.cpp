@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "grammar/symbols.hpp"
+#include "interpreter/runtime/solve.hpp"
 #include "interpreter/semantics/resolve.hpp"
 
 namespace mls {
@@ -168,6 +169,7 @@ class ChainTracer final : public Tracer {
   // A record argument by the global it is (records are shared, not copied, as they are passed
   // on), else by the global it is written as, else elided.
   std::string record_name(const Value& v, const Expr* arg) const {
+    if (v.k == Value::K::record && v.rec().label != kNoSym) return sym_name(v.rec().label);
     auto it = record_names_.find(v.h.get());
     if (it != record_names_.end()) return it->second;
     if (arg && arg->kind == EK::name && arg->ref.kind == RefKind::global) return sym_name(arg->name);
@@ -288,6 +290,34 @@ struct Asked {
   ChainTracer& tr;
 };
 
+bool same_span(const Span& a, const Span& b) { return a.file == b.file && a.begin == b.begin && a.end == b.end; }
+
+// A solve's answer as it was shown (`min tau`, `max tau[2]`): the statement solved again under
+// the tracer (the chain is the evaluations that found it) and the answer of the same label.
+Explanation explain_solved(Asked& a, const Shown& s, const Stmt& st) {
+  Program& p = a.p;
+  Evaluator ev(p, a.cfg, true);
+  ev.tracer = &a.tr;
+  a.tr.pref = {s.type, s.display};
+  const SolveOutcome out = solve_statement(ev, st, a.ck.expr_type(st.value->kids.at(0).get()));
+  const std::vector<std::string> labels = solve_labels(out, sym_name(st.name));
+  const auto at = std::find(labels.begin(), labels.end(), s.name);
+  if (at == labels.end())
+    unknown("'" + s.name + "' is no answer of the solve under this configuration", "",
+            {"its answers now: " + join(labels, ", ")});
+  const Value& v = out.answers[static_cast<std::size_t>(at - labels.begin())].value;
+  if (a.opt.value) *a.opt.value = v;
+  Explanation ex;
+  ex.name = s.name;
+  ex.value = value_with_unit(s.value, s.display);
+  ex.what = "solved at " + p.sources.where_line(s.span);
+  ex.span = s.span;
+  ex.display = s.display;
+  ex.formula = compact_text(p.sources.slice(st.value->span), 160);
+  ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
+  return ex;
+}
+
 // 1. A shown value named `name`, evaluated again under the tracer; nullopt if none is.
 std::optional<Explanation> explain_shown(Asked& a, const RunResult& r, const std::string& name) {
   Program& p = a.p;
@@ -298,6 +328,7 @@ std::optional<Explanation> explain_shown(Asked& a, const RunResult& r, const std
   for (const auto& s : r.results) {
     if (s.name != name) continue;
     for (const Stmt* st : p.main_stmts) {
+      if (st->kind == SK::solve && same_span(st->span, s.span)) return explain_solved(a, s, *st);
       if (st->kind != SK::show) continue;
       for (const auto& it : st->shows) {
         if (it.span.file != s.span.file || it.span.begin != s.span.begin || it.span.end != s.span.end) continue;
@@ -323,7 +354,21 @@ std::optional<Explanation> explain_shown(Asked& a, const RunResult& r, const std
 
 // 2. A table cell, TABLE.COLUMN[ROW]: the point evaluated again as the run did; nullopt if `name`
 // names no table of the run.
-std::optional<Explanation> explain_cell(Asked& a, const RunResult& r, const std::string& name) {
+std::optional<Explanation> explain_cell(Asked& a, const RunResult& r, const std::string& asked) {
+  // `COLUMN[KEY=VALUE]`, as a diff lists the cells a change moved under its table's heading:
+  // the one table with that column and row.
+  std::string name = asked;
+  if (const std::size_t br = asked.find('[');
+      br != std::string::npos && asked.back() == ']' && asked.substr(0, br).find('.') == std::string::npos) {
+    const std::string col = strip(asked.substr(0, br)), spec = asked.substr(br + 1, asked.size() - br - 2);
+    std::vector<const Table*> with;
+    for (const auto& t : r.tables)
+      for (const auto& c : t.cols)
+        if (c.name == col &&
+            std::any_of(t.rows.begin(), t.rows.end(), [&](const Row& row) { return row_matches(t, row, spec); }))
+          with.push_back(&t);
+    if (with.size() == 1) name = with[0]->name + "." + asked;
+  }
   Program& p = a.p;
   ChainTracer& tr = a.tr;
   const ExplainOptions& opt = a.opt;
@@ -418,6 +463,65 @@ std::optional<Explanation> explain_cell(Asked& a, const RunResult& r, const std:
   }
 }
 
+// A field of the global `g` along `path`, evaluated under the tracer; nullopt if the path names
+// no field of its type.
+std::optional<Explanation> explain_field(Asked& a, const std::string& name, std::uint32_t g,
+                                         const std::vector<Sym>& path) {
+  Program& p = a.p;
+  TypeP t = a.ck.global_type(g);
+  for (Sym f : path) {
+    const TypeP* ft = t && t->k == Type::K::record ? t->field(f) : nullptr;
+    if (!ft) return std::nullopt;
+    t = *ft;
+  }
+  Evaluator ev(p, a.cfg, true);
+  ev.tracer = &a.tr;
+  Value v = ev.global(g);
+  for (Sym f : path) {
+    const Value* fv = v.k == Value::K::record ? v.rec().get(f) : nullptr;
+    if (!fv) return std::nullopt;
+    v = *fv;
+  }
+  if (a.opt.value) *a.opt.value = v;
+  const Display disp = display_for(scope_of(p), t, v.k == Value::K::num ? v.n.d : 0);
+  a.tr.pref = {t, disp};
+  const GlobalDef& gd = p.globals[g];
+  Explanation ex;
+  ex.name = name;
+  ex.value = value_text(p, v, t);
+  ex.what = "a field of " + sym_name(gd.name) + ", defined at " + p.sources.where_line(gd.stmt->name_span);
+  ex.formula = compact_text(p.sources.slice(gd.stmt->value->span), 160);
+  ex.span = gd.stmt->name_span;
+  ex.display = disp;
+  ex.assumptions = assumptions_of(scope_of(p), deep_deps(v, p.deps));
+  return ex;
+}
+
+// A parameter's default, as an assumption list names it (`train.zero_stage`): the default as
+// written; its value when it is a literal (one that reads other parameters has none of its own).
+std::optional<Explanation> explain_default(Asked& a, const std::string& name, const FunctionDef& fn, Sym param) {
+  const Program& p = a.p;
+  for (const auto& prm : fn.stmt->params) {
+    if (prm.name != param || !prm.default_value) continue;
+    const Expr& e = *prm.default_value;
+    Explanation ex;
+    ex.name = name;
+    ex.formula = compact_text(p.sources.slice(e.span), 160);
+    ex.value = ex.formula;
+    if (e.kind == EK::num || e.kind == EK::boolean || e.kind == EK::str) {
+      Evaluator ev(a.p, a.cfg, true);
+      const Value v = ev.eval_in(e, fn.stmt->nslots);
+      if (a.opt.value) *a.opt.value = v;
+      ex.assumptions = assumptions_of(scope_of(p), v.deps);
+    }
+    ex.what = "the default of " + sym_name(fn.name) + "()'s parameter " + sym_name(param) + ", at " +
+              p.sources.where_line(prm.span);
+    ex.span = prm.span;
+    return ex;
+  }
+  return std::nullopt;
+}
+
 // 3. A global; anything else is unknown, said with what can be explained.
 Explanation explain_global(Asked& a, const RunResult& r, const std::string& name) {
   Program& p = a.p;
@@ -426,8 +530,24 @@ Explanation explain_global(Asked& a, const RunResult& r, const std::string& name
   const ExplainOptions& opt = a.opt;
   const Config& cfg = a.cfg;
   Explanation ex;
-  const Decl* d = p.lookup(intern(name));
-  if (!d || d->kind != RefKind::global) {
+  // A field of a global, as assumption lists and uncertainty drivers name it (`H100.unit_cost`,
+  // `llama3_interruptions.gpu`): the global, then the path.
+  std::vector<Sym> path;
+  std::string head = name;
+  if (const std::size_t dot = name.find('.'); dot != std::string::npos && !p.lookup(intern(name))) {
+    head = name.substr(0, dot);
+    for (std::size_t at = dot; at != std::string::npos;) {
+      const std::size_t next = name.find('.', at + 1);
+      path.push_back(intern(name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1)));
+      at = next;
+    }
+  }
+  const Decl* d = p.lookup(intern(head));
+  if (d && d->kind == RefKind::global && !path.empty())
+    if (auto field = explain_field(a, name, d->index, path)) return std::move(*field);
+  if (d && d->kind == RefKind::function && path.size() == 1)
+    if (auto def = explain_default(a, name, p.functions[d->index], path[0])) return std::move(*def);
+  if (!d || d->kind != RefKind::global || !path.empty()) {
     std::vector<std::string> shown, tables;
     for (const auto& s : r.results) shown.push_back(s.name);
     for (const auto& t : r.tables) {
