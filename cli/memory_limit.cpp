@@ -126,14 +126,15 @@ void uncount(void* p) {
   t_balance = 0;
 }
 
-void* allocate(std::size_t n) {
+// [[maybe_unused]]: the sanitizer builds keep their own operator new (see the end of the file).
+[[maybe_unused]] void* allocate(std::size_t n) {
   void* p = std::malloc(n ? n : 1);
   if (!p) throw std::bad_alloc();
   count(p);
   return p;
 }
 
-void* allocate_aligned(std::size_t n, std::align_val_t al) {
+[[maybe_unused]] void* allocate_aligned(std::size_t n, std::align_val_t al) {
   const auto a = static_cast<std::size_t>(al);
   void* p = nullptr;
   if (posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n ? n : 1) != 0) throw std::bad_alloc();
@@ -141,7 +142,7 @@ void* allocate_aligned(std::size_t n, std::align_val_t al) {
   return p;
 }
 
-void release(void* p) noexcept {
+[[maybe_unused]] void release(void* p) noexcept {
   if (!p) return;
   uncount(p);
   std::free(p);
