@@ -39,24 +39,12 @@ const Value* field(const Value& r, const char* name) {
   return r.k == Value::K::record ? r.rec().get(intern(name)) : nullptr;
 }
 
-std::vector<Sym> path_of(const std::string& name) {
-  std::vector<Sym> path;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = name.find('.', start);
-    path.push_back(intern(name.substr(start, dot - start)));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return path;
-}
-
 // Whether the configuration sets this name (or a record it is part of): then it is the user's
 // value, not a fitted one.
 bool pinned(const Program& p, const Config& cfg, const std::string& name, const std::vector<const Expr*>& lits) {
   for (const Expr* l : lits)
     if (cfg.literal_overrides.count(l->atom)) return true;
-  const auto path = path_of(name);
+  const auto path = dotted_path(name);
   const Decl* d = p.lookup(path.front());
   if (!d || d->kind != RefKind::global || d->index >= cfg.overrides.size()) return false;
   for (const Override& o : cfg.overrides[d->index])

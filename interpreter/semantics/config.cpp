@@ -10,6 +10,18 @@
 
 namespace mls {
 
+std::vector<Sym> dotted_path(const std::string& name) {
+  std::vector<Sym> path;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    path.push_back(intern(name.substr(start, dot - start)));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return path;
+}
+
 namespace {
 
 bool reads_prior(const Expr& e) {
@@ -337,14 +349,7 @@ std::optional<Config> configure(Program& p, Checker& ck, const Selection& sel) {
   // The command line wins.
   for (const auto& [name, choice] : sel.uses) b.use(name, Span{}, choice, Span{}, ViaKind::command_line, Span{});
   for (const auto& [name, text] : sel.sets) {
-    std::vector<Sym> path;
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t dot = name.find('.', start);
-      path.push_back(intern(name.substr(start, dot - start)));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
+    std::vector<Sym> path = dotted_path(name);
     if (first_non_text(text) || first_non_text(name)) {
       // Never echoed: the bytes that are not UTF-8 would reach the terminal raw.
       p.diags.error(ErrorKind::load_binary, Span{}, "a --set argument is not UTF-8 text");

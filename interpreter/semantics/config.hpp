@@ -29,6 +29,9 @@ struct Override {
   bool reads_prior = false;  // the value names its own target: the value before this set
 };
 
+// `a.b.c` as the path a `set` or `--set a.b.c=...` names: one symbol per dot-separated part.
+[[nodiscard]] std::vector<Sym> dotted_path(const std::string& name);
+
 // 1 + the index of the last whole-value `set` of one global that does not read the previous
 // value: it replaces the definition and every `set` before it, later ones apply on top. 0: the
 // definition is evaluated and every override applies on top of it, in order.
