@@ -292,6 +292,20 @@ struct Asked {
 
 bool same_span(const Span& a, const Span& b) { return a.file == b.file && a.begin == b.begin && a.end == b.end; }
 
+// What an explanation of a shown or solved value starts with: its text, where (`how` + the
+// line) and the formula written at `formula`; the chain is traced by the caller.
+Explanation explanation_of(Program& p, const Shown& s, const char* how, Span formula) {
+  Explanation ex;
+  ex.name = s.name;
+  ex.value = value_with_unit(s.value, s.display);
+  ex.what = how + p.sources.where_line(s.span);
+  ex.span = s.span;
+  ex.display = s.display;
+  ex.formula = compact_text(p.sources.slice(formula), 160);
+  ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
+  return ex;
+}
+
 // A solve's answer as it was shown (`min tau`, `max tau[2]`): the statement solved again under
 // the tracer (the chain is the evaluations that found it) and the answer of the same label.
 Explanation explain_solved(Asked& a, const Shown& s, const Stmt& st) {
@@ -307,15 +321,7 @@ Explanation explain_solved(Asked& a, const Shown& s, const Stmt& st) {
             {"its answers now: " + join(labels, ", ")});
   const Value& v = out.answers[static_cast<std::size_t>(at - labels.begin())].value;
   if (a.opt.value) *a.opt.value = v;
-  Explanation ex;
-  ex.name = s.name;
-  ex.value = value_with_unit(s.value, s.display);
-  ex.what = "solved at " + p.sources.where_line(s.span);
-  ex.span = s.span;
-  ex.display = s.display;
-  ex.formula = compact_text(p.sources.slice(st.value->span), 160);
-  ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
-  return ex;
+  return explanation_of(p, s, "solved at ", st.value->span);
 }
 
 // 1. A shown value named `name`, evaluated again under the tracer; nullopt if none is.
@@ -324,27 +330,19 @@ std::optional<Explanation> explain_shown(Asked& a, const RunResult& r, const std
   const Config& cfg = a.cfg;
   ChainTracer& tr = a.tr;
   const ExplainOptions& opt = a.opt;
-  Explanation ex;
   for (const auto& s : r.results) {
     if (s.name != name) continue;
     for (const Stmt* st : p.main_stmts) {
       if (st->kind == SK::solve && same_span(st->span, s.span)) return explain_solved(a, s, *st);
       if (st->kind != SK::show) continue;
       for (const auto& it : st->shows) {
-        if (it.span.file != s.span.file || it.span.begin != s.span.begin || it.span.end != s.span.end) continue;
+        if (!same_span(it.span, s.span)) continue;
         Evaluator ev(p, cfg, true);
         ev.tracer = &tr;
         tr.pref = {s.type, s.display};
         const Value again = ev.eval_in(*it.expr, st->nslots);
         if (opt.value) *opt.value = again;
-        ex.name = s.name;
-        ex.value = value_with_unit(s.value, s.display);
-        ex.what = "shown at " + p.sources.where_line(s.span);
-        ex.span = s.span;
-        ex.display = s.display;
-        ex.formula = compact_text(p.sources.slice(it.expr->span), 160);
-        ex.assumptions = assumptions_of(scope_of(p), deep_deps(s.value, p.deps));
-        return ex;
+        return explanation_of(p, s, "shown at ", it.expr->span);
       }
     }
   }
