@@ -754,8 +754,10 @@ class SweepRunner {
       o.objectives = std::move(sp.objectives);
       if (t.search) {
         // A part's point holds its group's cell already (the shard took it as a run does).
-        if (o.feasible)
-          best.offer(group_expr_ ? group_identity(o.cells[group_col_]) : std::string(), sp.index, std::move(o));
+        if (o.feasible) {
+          const std::string group = group_expr_ ? group_identity(o.cells[group_col_]) : std::string();
+          best.offer(group, sp.index, std::move(o));
+        }
         continue;
       }
       if (!index.empty() && sp.index / kChunk != index.front() / kChunk) flush();
