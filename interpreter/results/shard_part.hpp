@@ -65,9 +65,10 @@ class PartFile {
   PartFile& operator=(const PartFile&) = delete;
   [[nodiscard]] const std::string& path() const;
   [[nodiscard]] const PartIdentity& identity() const { return id_; }
+  // The next item of the part, in file order (an error the reader thread met is thrown here).
+  PartItem next_item();
 
  private:
-  friend class PartsReader;
   std::unique_ptr<PartStream> stream_;
   PartIdentity id_;
 };
