@@ -387,10 +387,10 @@ class PartStream {
   // The next item; an error the thread met is thrown here.
   PartItem pop() {
     PartItem item = queue_.pop();
-    if (item.kind == PartItem::Kind::error) {
-      queue_.push(item);  // every later pop meets it too
-      throw PartError(item.text);
-    }
+    // The last item (an error or the end) stays: every later pop meets it too, so no pop waits
+    // for a thread that is done.
+    if (item.kind == PartItem::Kind::error || item.kind == PartItem::Kind::end) queue_.push(item);
+    if (item.kind == PartItem::Kind::error) throw PartError(item.text);
     return item;
   }
   [[nodiscard]] const std::string& path() const { return path_; }
@@ -401,14 +401,19 @@ class PartStream {
     try {
       ByteSource src(f_, path_);
       PartSax sax(src, queue_, path_);
-      if (nlohmann::ordered_json::sax_parse(ByteIterator(&src), ByteIterator(), &sax)) sax.push_end();
-      return;
+      if (nlohmann::ordered_json::sax_parse(ByteIterator(&src), ByteIterator(), &sax)) {
+        sax.push_end();
+        return;
+      }
+      error.text = path_ + ": cannot be read";  // every handler returns true or throws: not met
     } catch (const Cancelled&) {
       return;
     } catch (const PartError& e) {
       error.text = e.what();
     } catch (const std::exception& e) {
       error.text = path_ + ": cannot be read (" + e.what() + ")";
+    } catch (...) {
+      error.text = path_ + ": cannot be read";
     }
     try {
       queue_.push(std::move(error));
