@@ -21,8 +21,6 @@ inline constexpr std::size_t kMaxPartString = std::size_t{64} << 20;
 // Containers nest at most this deep in a part: the root, its sweeps, a sweep, its points, a
 // point, a point's cells.
 inline constexpr std::size_t kMaxPartDepth = 6;
-// Items a part's reader thread may hold ahead of the merge.
-inline constexpr std::size_t kQueueItems = 256;
 
 inline constexpr std::uint64_t kFnvOffset = 1469598103934665603ull;
 inline constexpr std::uint64_t kFnvPrime = 1099511628211ull;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "shard_part.hpp"
@@ -24,39 +25,48 @@ using ojson = nlohmann::ordered_json;
 // The merge went away (an error elsewhere): the reader thread unwinds.
 struct Cancelled {};
 
-// The items of one part between its reader thread and the merge: at most kQueueItems ahead.
+// The items of one part between its reader thread and the merge, handed over in batches (a lock
+// and a wake-up per batch, not per point): at most kQueueBatches of kBatchItems ahead.
 class ItemQueue {
  public:
-  void push(PartItem item) {
+  // The reader thread's side. `flush`: hand over what is gathered now (the header, the end).
+  void push(PartItem item, bool flush) {
+    gathering_.push_back(std::move(item));
+    if (!flush && gathering_.size() < kBatchItems) return;
     std::unique_lock<std::mutex> lock(mu_);
-    space_.wait(lock, [&] { return cancelled_ || items_.size() < kQueueItems; });
+    space_.wait(lock, [&] { return cancelled_ || batches_.size() < kQueueBatches; });
     if (cancelled_) throw Cancelled{};
-    items_.push_back(std::move(item));
+    batches_.push_back(std::move(gathering_));
+    gathering_.clear();
     ready_.notify_one();
   }
+  // The merge's side.
   PartItem pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait(lock, [&] { return !items_.empty(); });
-    PartItem item = std::move(items_.front());
-    items_.pop_front();
-    space_.notify_one();
-    return item;
+    if (next_ == taken_.size()) {
+      std::unique_lock<std::mutex> lock(mu_);
+      ready_.wait(lock, [&] { return !batches_.empty(); });
+      taken_ = std::move(batches_.front());
+      batches_.pop_front();
+      next_ = 0;
+      space_.notify_one();
+    }
+    return std::move(taken_[next_++]);
   }
   void cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     space_.notify_all();
   }
-  [[nodiscard]] bool cancelled() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return cancelled_;
-  }
 
  private:
+  static constexpr std::size_t kBatchItems = 64, kQueueBatches = 4;
   std::mutex mu_;
   std::condition_variable ready_, space_;
-  std::deque<PartItem> items_;
+  std::deque<std::vector<PartItem>> batches_;
   bool cancelled_ = false;
+  std::vector<PartItem> gathering_;  // the reader thread's
+  std::vector<PartItem> taken_;      // the merge's: the batch it reads from
+  std::size_t next_ = 0;
 };
 
 // The bytes of a part file as the parser reads them: counted, hashed into the digest, and
@@ -121,12 +131,19 @@ class PartSax : public nlohmann::json_sax<ojson> {
  public:
   PartSax(ByteSource& src, ItemQueue& q, const std::string& path) : src_(src), q_(q), path_(path) {}
 
-  bool null() override { return value(ojson(nullptr)); }
-  bool boolean(bool v) override { return value(ojson(v)); }
-  bool number_integer(number_integer_t v) override { return value(ojson(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return value(ojson(v)); }
-  bool number_float(number_float_t v, const string_t&) override { return value(ojson(v)); }
-  bool string(string_t& v) override { return value(ojson(std::move(v))); }
+  bool null() override { return entry_.active ? entry_value() : value(ojson(nullptr)); }
+  bool boolean(bool v) override { return entry_.active ? entry_value(nullptr, &v) : value(ojson(v)); }
+  bool number_integer(number_integer_t v) override { return entry_.active ? entry_value() : value(ojson(v)); }
+  bool number_unsigned(number_unsigned_t v) override {
+    const std::size_t n = v;
+    return entry_.active ? entry_value(&n) : value(ojson(v));
+  }
+  bool number_float(number_float_t v, const string_t&) override {
+    return entry_.active ? entry_value() : value(ojson(v));
+  }
+  bool string(string_t& v) override {
+    return entry_.active ? entry_value(nullptr, nullptr, &v) : value(ojson(std::move(v)));
+  }
   bool binary(binary_t&) override { fail("unexpected binary value"); }
   bool start_object(std::size_t) override { return open(true); }
   bool start_array(std::size_t) override { return open(false); }
@@ -134,6 +151,14 @@ class PartSax : public nlohmann::json_sax<ojson> {
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
     src_.event();
+    if (entry_.active) {
+      // A dependency set's keys, in the writer's order.
+      static const char* const kDepsKeys[] = {"deps", "atoms"};
+      if (entry_.item.kind != PartItem::Kind::deps || depth_ != 5 || entry_.slot >= 2 || k != kDepsKeys[entry_.slot])
+        fail(kDepsShape);
+      ++entry_.slot;
+      return true;
+    }
     if (!dom_.empty()) {
       ojson& obj = *dom_.back();
       if (obj.contains(k)) fail("the key \"" + part_excerpt(k) + "\" is given twice");
@@ -173,7 +198,21 @@ class PartSax : public nlohmann::json_sax<ojson> {
   bool open(bool object) {
     src_.event();
     if (++depth_ > kMaxPartDepth) fail("nesting deeper than a part has");
+    if (entry_.active) {
+      // Only a point's cells and objectives, or a dependency set's atoms, are lists in an entry.
+      const bool point = entry_.item.kind == PartItem::Kind::point;
+      if (object || depth_ != 6 || (point ? entry_.slot < 2 || entry_.slot > 3 : entry_.slot != 2 || entry_.atoms))
+        fail(point ? kPointShape : kDepsShape);
+      entry_.in_list = true;
+      return true;
+    }
     if (dom_.empty()) {
+      if (depth_ == 5 && sweep_key_ == 5) {  // a point, or a dependency set
+        entry_ = Entry{};
+        entry_.active = true;
+        entry_.item.kind = object ? PartItem::Kind::deps : PartItem::Kind::point;
+        return true;
+      }
       if (depth_ == 1 && object) return true;  // the root
       if (depth_ == 2 && !object && root_key_ == 11) {
         push_header();
@@ -196,6 +235,21 @@ class PartSax : public nlohmann::json_sax<ojson> {
   bool close() {
     src_.event();
     const std::size_t was = depth_--;
+    if (entry_.active) {
+      if (was == 6) {
+        entry_.in_list = false;
+        if (entry_.item.kind == PartItem::Kind::point)
+          ++entry_.slot;
+        else
+          entry_.atoms = true;
+        return true;
+      }
+      const bool point = entry_.item.kind == PartItem::Kind::point;
+      if (point ? entry_.slot != 4 : !entry_.id || !entry_.atoms) fail(point ? kPointShape : kDepsShape);
+      entry_.active = false;
+      push(std::move(entry_.item));
+      return true;
+    }
     if (!dom_.empty()) {
       dom_.pop_back();
       if (dom_.empty()) done(std::move(root_));
@@ -256,7 +310,7 @@ class PartSax : public nlohmann::json_sax<ojson> {
       if (sweep_key_ == 5) fail("expected the list of points");
       sweep_[kSweepKeys[sweep_key_ - 1]] = std::move(v);
     } else if (depth_ == 4 && sweep_key_ == 5) {
-      push_entry(v);
+      fail(kPointShape);
     } else {
       fail(depth_ == 2 ? "a sweep is a JSON object" : "unexpected value");
     }
@@ -314,29 +368,39 @@ class PartSax : public nlohmann::json_sax<ojson> {
     item.c = number(sweep_["end"], "end");
     push(std::move(item));
   }
-  // A point `[INDEX, FEASIBLE, [CELLS], [OBJECTIVES]]` or a dependency set `{"deps": ID, "atoms": [...]}`.
-  void push_entry(const ojson& v) {
-    PartItem item;
-    auto strings = [&](const ojson& list, std::vector<std::string>& out) {
-      if (!list.is_array()) fail("expected a list of values");
-      for (const ojson& s : list) out.push_back(text(s, "a value"));
-    };
-    if (v.is_object()) {
-      if (v.size() != 2 || v.begin().key() != "deps" || std::next(v.begin()).key() != "atoms" || !v["atoms"].is_array())
-        fail("a dependency set is {\"deps\": ID, \"atoms\": [...]}");
-      item.kind = PartItem::Kind::deps;
-      item.a = number(v["deps"], "deps");
-      for (const ojson& a : v["atoms"]) item.atoms.push_back(number(a, "an atom"));
-    } else {
-      if (!v.is_array() || v.size() != 4 || !v[1].is_boolean()) fail("a point is [INDEX, FEASIBLE, CELLS, OBJECTIVES]");
-      item.kind = PartItem::Kind::point;
-      item.a = number(v[0], "a point's index");
-      item.flag = v[1].get<bool>();
-      strings(v[2], item.cells);
-      strings(v[3], item.objectives);
+  static constexpr const char* kPointShape = "a point is [INDEX, FEASIBLE, [CELLS], [OBJECTIVES]]";
+  static constexpr const char* kDepsShape = "a dependency set is {\"deps\": ID, \"atoms\": [ATOMS]}";
+
+  // A scalar inside a point or a dependency set, read straight into its item (no DOM: a part
+  // holds millions of them). At most one of `n`, `b`, `text` is given: a whole number, a
+  // boolean, a string; none for any other value.
+  bool entry_value(const std::size_t* n = nullptr, const bool* b = nullptr, std::string* text = nullptr) {
+    src_.event();
+    PartItem& item = entry_.item;
+    if (item.kind == PartItem::Kind::point) {
+      if (entry_.in_list) {
+        if (!text) fail("expected a string for a value");
+        (entry_.slot == 2 ? item.cells : item.objectives).push_back(std::move(*text));
+      } else if (entry_.slot == 0 && n) {
+        item.a = *n;
+      } else if (entry_.slot == 1 && b) {
+        item.flag = *b;
+      } else {
+        fail(kPointShape);
+      }
+      if (!entry_.in_list) ++entry_.slot;
+      return true;
     }
-    push(std::move(item));
+    if (!n || (entry_.in_list ? entry_.slot != 2 : entry_.slot != 1 || entry_.id)) fail(kDepsShape);
+    if (entry_.in_list) {
+      item.atoms.push_back(*n);
+    } else {
+      item.a = *n;
+      entry_.id = true;
+    }
+    return true;
   }
+
   void push_counts() {
     PartItem item;
     item.kind = PartItem::Kind::counts;
@@ -353,7 +417,8 @@ class PartSax : public nlohmann::json_sax<ojson> {
   }
   void push(PartItem item) {
     item.pos = src_.pos();
-    q_.push(std::move(item));
+    const bool flush = item.kind == PartItem::Kind::header || item.kind == PartItem::Kind::end;
+    q_.push(std::move(item), flush);
   }
 
   ByteSource& src_;
@@ -366,6 +431,13 @@ class PartSax : public nlohmann::json_sax<ojson> {
   std::vector<ojson*> dom_;  // its open containers
   std::string pending_key_;
   std::uint64_t sweeps_hash_ = 0;
+  // The point or dependency set being read: the element or key it is at (`slot`), whether in its
+  // list, whether a dependency set has its id and its atoms.
+  struct Entry {
+    bool active = false, in_list = false, id = false, atoms = false;
+    std::size_t slot = 0;
+    PartItem item;
+  } entry_;
 };
 
 }  // namespace
@@ -386,10 +458,10 @@ class PartStream {
   PartStream& operator=(const PartStream&) = delete;
   // The next item; an error the thread met is thrown here.
   PartItem pop() {
-    PartItem item = queue_.pop();
     // The last item (an error or the end) stays: every later pop meets it too, so no pop waits
     // for a thread that is done.
-    if (item.kind == PartItem::Kind::error || item.kind == PartItem::Kind::end) queue_.push(item);
+    PartItem item = last_ ? *last_ : queue_.pop();
+    if (item.kind == PartItem::Kind::error || item.kind == PartItem::Kind::end) last_ = item;
     if (item.kind == PartItem::Kind::error) throw PartError(item.text);
     return item;
   }
@@ -416,7 +488,7 @@ class PartStream {
       error.text = path_ + ": cannot be read";
     }
     try {
-      queue_.push(std::move(error));
+      queue_.push(std::move(error), true);
     } catch (const Cancelled&) {
     }
   }
@@ -424,6 +496,7 @@ class PartStream {
   std::string path_;
   std::FILE* f_;
   ItemQueue queue_;
+  std::optional<PartItem> last_;  // the error or the end, once popped
   std::thread thread_;
 };
 
