@@ -45,7 +45,7 @@ void Progress::done() {
 }
 
 TableAssembler::TableAssembler(const Setup& setup, Table& t, RunSink& sink, std::vector<AssertOutcome>& asserts,
-                               SearchRanking& best)
+                               GroupedRanking& best)
     : p_(setup.p),
       opt_(setup.opt),
       objective_types_(setup.objective_types),
@@ -60,6 +60,7 @@ TableAssembler::TableAssembler(const Setup& setup, Table& t, RunSink& sink, std:
       col_deps_(setup.p.deps, t.col_deps),
       block_(setup.pts, setup.domains, setup.cells),
       progress_(setup.opt.progress && setup.total >= 20000, t.name, setup.total),
+      group_of_(setup.group_of),
       best_(best) {
   // The notes make a compact row's key only where a note needs it.
   if (compact_)
@@ -220,8 +221,9 @@ void TableAssembler::consume_points(std::vector<PointOut>& outs, std::size_t fir
     if (!t_.search) {
       emit_row(o, first_point + k);
     } else if (o.feasible) {
+      const std::string group = group_of_(o, first_point + k);
       if (opt_.keep_search_points) keep_point(o, first_point + k);
-      best_.offer(first_point + k, std::move(o));
+      best_.offer(group, first_point + k, std::move(o));
     }
   }
   offer_row_format();

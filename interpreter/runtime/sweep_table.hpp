@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "interpreter/results/row_text.hpp"
 #include "notes.hpp"
+#include "search_group.hpp"
 #include "search_rank.hpp"
 #include "sweep_points.hpp"
 
@@ -172,9 +174,13 @@ class TableAssembler {
     const std::vector<TypeP>& objective_types;  // a search's, per objective (its kept points' units)
     RowFormatShare& share;
     std::size_t total;  // points
+    // A search's feasible point's group (`top K per EXPR`: its identity, "" without groups),
+    // taken from the point before it is ranked.
+    const std::function<std::string(PointOut&, std::size_t)>& group_of;
   };
   // `best`: a search's ranking, made by the runner from the search's body.
-  TableAssembler(const Setup& setup, Table& t, RunSink& sink, std::vector<AssertOutcome>& asserts, SearchRanking& best);
+  TableAssembler(const Setup& setup, Table& t, RunSink& sink, std::vector<AssertOutcome>& asserts,
+                 GroupedRanking& best);
 
   // A chunk of points from `first_point` on: as PointOuts, or as compact rows (`rows`).
   void consume(std::vector<PointOut>& outs, CompactRows* rows, std::size_t first_point);
@@ -221,7 +227,8 @@ class TableAssembler {
   ChunkRows block_;
   std::vector<Value> check_cells_;  // a compact row's Values, made to check it
   Progress progress_;
-  SearchRanking& best_;
+  const std::function<std::string(PointOut&, std::size_t)>& group_of_;
+  GroupedRanking& best_;
 };
 
 }  // namespace mls
