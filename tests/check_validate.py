@@ -5,7 +5,8 @@ measured - 1, its domain (accelerator, generation, vendor, moe, precision, frame
 and its leave-one-source-out error (equal to its error when no fit read its source); the summary's
 medians and maxima are those of the expressible cases; each domain's counts are those of its cases
 and it is validated exactly when it has 3 cases from 2 sources; the exit code is 1 exactly when a
-case is outside its band; the training set has at least 60 runs from at least 10 sources; a case
+case is outside its band; the training set has at least 60 runs from at least 10 sources, every
+expressible one fits memory, and its TPU runs come from at least 2 sources; a case
 that is not expressible says why and has no error; the serving set has at least 35 cases from at
 least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
 with attention data and expert parallelism; every serving latency case (metric ttft_*, tpot_*)
@@ -51,6 +52,15 @@ def main():
     sources = {c["source_key"] for c in training}
     if len(training) < 60 or len(sources) < 10:
         errors.append("training set: %d runs from %d sources (need 60 and 10)" % (len(training), len(sources)))
+    # Every published training configuration trained, so each one mls can express fits memory
+    # (issue 34); and the TPU runs come from more than one source, so leaving one out leaves a TPU run
+    # to fit the TPU share on.
+    for c in training:
+        if c["expressible"] and not c["fits"]:
+            errors.append("%s: a published configuration judged not to fit memory" % c["id"])
+    tpu_sources = {c["source_key"] for c in training if c["expressible"] and c["domain"]["vendor"] == "Google"}
+    if len(tpu_sources) < 2:
+        errors.append("TPU training runs from %d source(s) (need 2)" % len(tpu_sources))
     # Out of sample: a source none of whose cases the fit reads is never refitted without.
     for key in sources:
         own = [c for c in training if c["source_key"] == key]
