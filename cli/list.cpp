@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
+#include "interpreter/results/grid.hpp"
 
 namespace mls {
 
@@ -116,19 +117,6 @@ std::string json_cell(const Value& v) {
   return b;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
-std::string md_cell(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
-  return o;
-}
-
 std::string render(const Kind& k, const std::vector<std::string>& ids, const std::vector<std::vector<Value>>& rows,
                    const std::string& format) {
   const std::size_t nc = k.cols.size();
@@ -152,40 +140,10 @@ std::string render(const Kind& k, const std::vector<std::string>& ids, const std
       line.push_back(format == "csv" && rows[r][c].k == Value::K::num ? json_cell(rows[r][c]) : cell_text(rows[r][c]));
     table.push_back(line);
   }
-  if (format == "csv") {
-    for (const auto& line : table) {
-      for (std::size_t c = 0; c < line.size(); ++c) out += (c ? "," : "") + csv_cell(line[c]);
-      out += "\n";
-    }
-    return out;
-  }
-  if (format == "md") {
-    for (std::size_t r = 0; r < table.size(); ++r) {
-      out += "|";
-      for (const auto& cell : table[r]) out += " " + md_cell(cell) + " |";
-      out += "\n";
-      if (r == 0) {
-        out += "|";
-        for (std::size_t c = 0; c < table[0].size(); ++c) out += c == 0 ? "---|" : "---|";
-        out += "\n";
-      }
-    }
-    return out;
-  }
-  std::vector<std::size_t> w(table[0].size(), 0);
-  for (const auto& line : table)
-    for (std::size_t c = 0; c < line.size(); ++c) w[c] = std::max(w[c], line[c].size());
-  out = std::string(k.name) + ": " + k.what + " — " + std::to_string(rows.size()) + " rows\n";
-  for (const auto& line : table) {
-    std::string l;
-    for (std::size_t c = 0; c < line.size(); ++c) {
-      std::string cell = line[c];
-      if (c + 1 < line.size()) cell.resize(w[c], ' ');
-      l += (c ? "  " : "") + cell;
-    }
-    out += l + "\n";
-  }
-  return out;
+  if (format == "csv") return csv_lines(table);
+  if (format == "md") return md_table(table);
+  return std::string(k.name) + ": " + k.what + " — " + std::to_string(rows.size()) + " rows\n" +
+         aligned_text(table, GridStyle{.indent = "", .gap = "  ", .right = {}, .trim = false});
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "interpreter/results/format.hpp"
+#include "interpreter/results/grid.hpp"
 
 namespace mls {
 
@@ -176,27 +177,10 @@ std::string ok_text(const CaseRow& r) {
   return r.within ? "yes" : (r.fits ? "NO" : "NO (does not fit)");
 }
 
-std::string pad(std::string s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
-
-// Rows as aligned text: `right` says which columns are right-aligned; the last column is not padded.
-std::string grid(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
-  std::vector<std::size_t> w(rows.empty() ? 0 : rows[0].size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  std::string out;
-  for (std::size_t j = 0; j < rows.size(); ++j) {
-    std::string line = " ";
-    for (std::size_t i = 0; i < rows[j].size(); ++i) {
-      const bool r = j > 0 && i < right.size() && right[i];
-      line += " " + (i + 1 == rows[j].size() ? rows[j][i] : pad(rows[j][i], w[i], r));
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+// Rows as aligned text: `right` says which columns are right-aligned (never the header); the last
+// column is not padded.
+std::string grid(const TextRows& rows, const std::vector<bool>& right) {
+  return aligned_text(rows, GridStyle{.indent = "  ", .gap = " ", .right = right, .trim = true});
 }
 
 std::string validated_text(const DomainStats& d) {
@@ -341,12 +325,6 @@ std::string render_text(const std::vector<Entry>& entries, const std::vector<Cas
   return out + "\n" + outside_text(cases);
 }
 
-std::string md_cell(const std::string& s) {
-  std::string o;
-  for (char ch : s) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  return o;
-}
-
 // The tables of the text output as markdown (docs/validation.md's results are this output, checked
 // by ctest docs/validation_results); --cross-validate adds the refits without each domain and the
 // errors by source, as in text.
@@ -359,12 +337,12 @@ std::string render_md(const std::vector<Entry>& entries, const std::vector<Case>
   for (const auto& c : cases) {
     const CaseRow& r = c.row;
     const bool x = r.expressible;
-    out += "| " + md_cell(r.id) + " | " + c.entry + " | " + (r.held_out ? "held out" : "fit") + " | " +
-           md_cell(r.source) + " | " + md_cell(r.system) + " | " + md_cell(r.domain.text()) + " | " + r.metric + " | " +
-           num(r.measured) + " | " + (x ? num(r.predicted) : "-") + " | " + (x ? pct(r.error, true) : "-") + " | " +
-           (x ? pct(r.loso_error, true) : "-") + " | " +
-           (x ? (r.within ? "yes" : "no") : md_cell("not expressible: " + r.reason)) + " | " + utilization_text(r) +
-           " | " + md_cell(movers_text(c)) + " |\n";
+    out += "| " + md_escape(r.id) + " | " + c.entry + " | " + (r.held_out ? "held out" : "fit") + " | " +
+           md_escape(r.source) + " | " + md_escape(r.system) + " | " + md_escape(r.domain.text()) + " | " + r.metric +
+           " | " + num(r.measured) + " | " + (x ? num(r.predicted) : "-") + " | " + (x ? pct(r.error, true) : "-") +
+           " | " + (x ? pct(r.loso_error, true) : "-") + " | " +
+           (x ? (r.within ? "yes" : "no") : md_escape("not expressible: " + r.reason)) + " | " + utilization_text(r) +
+           " | " + md_escape(movers_text(c)) + " |\n";
   }
   out += std::string("\n| family | domain | cases | sources | median abs. error | out of sample | band | ") +
          (cross ? "without the domain | " : "") + "validated |\n|---|---|---|---|---|---|---|---|" +
@@ -372,7 +350,7 @@ std::string render_md(const std::vector<Entry>& entries, const std::vector<Case>
   for (const Entry& e : entries) {
     const auto lodo = lodo_medians(e.table);
     for (const DomainStats& d : domain_stats(e.table))
-      out += "| " + e.name + " | " + md_cell(d.domain) + " | " + std::to_string(d.cases) + " | " +
+      out += "| " + e.name + " | " + md_escape(d.domain) + " | " + std::to_string(d.cases) + " | " +
              std::to_string(d.sources) + " | " + pct(d.median) + " | " + pct(d.loso_median) + " | ±" + pct(d.band) +
              " | " + (cross ? (lodo.count(d.key) ? pct(lodo.at(d.key)) : "-") + " | " : "") + validated_text(d) +
              " |\n";
@@ -382,7 +360,7 @@ std::string render_md(const std::vector<Entry>& entries, const std::vector<Case>
         "\n| family | source | cases | median abs. error | out of sample | max out of sample |\n"
         "|---|---|---|---|---|---|\n";
     for (const auto& b : by_source(entries))
-      out += "| " + b.entry + " | " + md_cell(b.source) + " | " + std::to_string(b.cases) + " | " + pct(b.median) +
+      out += "| " + b.entry + " | " + md_escape(b.source) + " | " + std::to_string(b.cases) + " | " + pct(b.median) +
              " | " + pct(b.loso_median) + " | " + pct(b.loso_max) + " |\n";
   }
   out +=

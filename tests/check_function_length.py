@@ -23,9 +23,6 @@ SCANNED = ["grammar", "interpreter", "cli", "python"]
 # Functions allowed over the limit, each with why it is not split yet. At most 5; remove an entry
 # when its function is split (the check fails while a stale entry remains).
 ALLOWLIST = {
-    # The sweep runner: the column-dependency merge is written twice; item 5 makes it a table
-    # assembler with one accumulator.
-    ("interpreter/runtime/sweep.cpp", "SweepRunner::run"): "issue #37 item 5 (fast path in passes)",
     # The compiled machine's scalar loop: one switch over every FastOp, the hottest code of a
     # sweep; split, each instruction would pay a call (the bench measures it, bench/README.md).
     ("interpreter/runtime/fastpath_run.cpp", "execute"): "the scalar machine's dispatch loop",

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "grammar/symbols.hpp"
+#include "grid.hpp"
 #include "interpreter/semantics/config.hpp"
 #include "row_text.hpp"
 
@@ -597,17 +598,6 @@ class JsonSink : public RunSink, public RowTextSink {
 
 // ---- CSV and Markdown -------------------------------------------------------------------------
 
-// A CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break). Control
-// characters but tab and newline are written as text first, as text and Markdown do
-// (escape_controls: `\x1B`, `\u009B`), so no CSV viewer or terminal receives a raw escape.
-std::string csv_quote(const std::string& raw) {
-  const std::string s = escape_controls(raw);
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // CSV: every table is a block led by a `# table NAME` line (readers skip it as a comment:
 // pandas `comment="#"`), then its header row with units, then its rows; blocks are separated by a
 // blank line. The shown values form the last block, `# table show`, one row per value
@@ -703,12 +693,6 @@ class CsvSink : public RunSink, public RowTextSink {
   bool active_ = true;
   std::size_t tables_ = 0;
 };
-
-std::string md_escape(const std::string& v) {
-  std::string esc;
-  for (char ch : v) esc += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  return esc;
-}
 
 // One Markdown table row (numbers hold no `|` to escape).
 template <class Displays>

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -21,78 +22,10 @@
 #include "search_rank.hpp"
 #include "solve.hpp"
 #include "sweep_points.hpp"
+#include "sweep_table.hpp"
 
 namespace mls {
 namespace {
-
-// A row two ahead of the one being written, fetched into this core's cache: the writer reads
-// what another core wrote just before (the text; the cells when the sink takes them), and
-// without the hint it waits for each of those cache lines in turn.
-void prefetch(const PointOut& o) {
-  auto lines = [](const void* p, std::size_t bytes) {
-    for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(static_cast<const char*>(p) + off);
-  };
-  if (o.has_text) {
-    lines(o.text.data(), o.text.size());
-    return;
-  }
-  lines(o.cells.data(), o.cells.size() * sizeof(Value));
-  lines(o.key.data(), o.key.size() * sizeof(Value));
-}
-
-// The rows of a compact chunk that go to a sink taking Rows (those not filtered nor formatted
-// on a worker), as one RowBlock: their numbers as they are, their Values made on request.
-class ChunkRows : public RowBlock {
- public:
-  ChunkRows(const SweepPoints& pts, const SweepPoints::Domains& domains, const CompactCells& cells)
-      : pts_(pts), domains_(domains), cells_(cells) {}
-  void reset(const CompactRows& rows, std::size_t first_point) {
-    rows_ = &rows;
-    first_ = first_point;
-    index_.clear();
-    start_ = n_ = 0;
-    listed_ = false;
-  }
-  // Rows of *rows_ in order. While they follow one another they are only counted (start_, n_);
-  // the first gap lists them (index_).
-  void push(std::size_t r) {
-    if (!listed_) {
-      if (n_ == 0) start_ = r;
-      if (r == start_ + n_) {
-        ++n_;
-        return;
-      }
-      for (std::size_t k = 0; k < n_; ++k) index_.push_back(start_ + k);
-      listed_ = true;
-    }
-    index_.push_back(r);
-  }
-  [[nodiscard]] std::size_t size() const override { return listed_ ? index_.size() : n_; }
-  [[nodiscard]] std::size_t width() const override { return cells_.kinds.size(); }
-  [[nodiscard]] bool number_column(std::size_t c) const override { return cells_.kinds[c] == fast::Slot::K::num; }
-  [[nodiscard]] const double* numbers(std::size_t i) const override { return rows_->row(at(i)); }
-  [[nodiscard]] const double* contiguous() const override { return listed_ || n_ == 0 ? nullptr : rows_->row(start_); }
-  void row(std::size_t i, Row& out) const override {
-    const std::size_t r = at(i);
-    cells_.materialize(*rows_, r, out.cells);
-    pts_.next_key(domains_, first_ + r, pick_, last_, out.key);
-    out.point = first_ + r;
-  }
-
- private:
-  const SweepPoints& pts_;
-  const SweepPoints::Domains& domains_;
-  const CompactCells& cells_;
-  const CompactRows* rows_ = nullptr;
-  std::size_t first_ = 0;
-  [[nodiscard]] std::size_t at(std::size_t i) const { return listed_ ? index_[i] : start_ + i; }
-  std::vector<std::size_t> index_;  // rows of *rows_, once they do not follow one another
-  std::size_t start_ = 0, n_ = 0;   // until then: rows start_, start_ + 1, ..., n_ of them
-  bool listed_ = false;
-  // The key of the row made last (next_key's odometer).
-  mutable std::vector<std::size_t> pick_;
-  mutable std::size_t last_ = ~std::size_t{0};
-};
 
 class SweepRunner {
  public:
@@ -115,252 +48,41 @@ class SweepRunner {
     const std::unique_ptr<fast::SweepProgram> prog = choose_engine(t, domains, ev, fast);
     if (!prog) pts_.body_masks();
 
-    // Once the table has begun, a sink that can format rows off its own thread says how; the
-    // workers then format the rows of the chunks they compute next.
-    RowTextSink* const row_text = dynamic_cast<RowTextSink*>(&sink);
-    NotesBuilder notes(p_, t);
-    bool begun = false;
-    std::shared_ptr<const CellCheck> cell_check;  // once the table has begun
-    // Compiled sweeps keep their chunks' rows compact (CompactRows); their Values are made
-    // here, one row at a time, in `row`.
+    // Compiled sweeps keep their chunks' rows compact (CompactRows); their Values are made by
+    // the table, one row at a time.
     compact_ = prog && s_.kind == SK::sweep && !opt_.shard_out && !opt_.shard_in;
     if (compact_) {
       compact_width_ = pts_.compact_width(*prog);
       compact_cells_ = pts_.compact_cells(*prog);
     }
-    // One display unit per column, fitted to the largest magnitude of the first rows.
-    auto begin_columns = [&](const std::vector<double>& biggest) {
-      for (std::size_t c = 0; c < t.cols.size(); ++c)
-        t.cols[c].display = display_for(scope_of(p_), t.cols[c].type, c < biggest.size() ? biggest[c] : 0);
-      sink.table_begin(t);
-      begun = true;
-      cell_check = std::make_shared<const CellCheck>(t);
-    };
-    auto begin_table = [&](const std::vector<PointOut*>& sample) {
-      std::vector<double> biggest(t.cols.size(), 0);
-      for (std::size_t c = 0; c < t.cols.size(); ++c)
-        for (const PointOut* o : sample)
-          if (c < o->cells.size() && o->cells[c].k == Value::K::num)
-            biggest[c] = std::max(biggest[c], std::fabs(o->cells[c].n.d));
-      begin_columns(biggest);
-    };
-    std::vector<DepSet> last_cell_deps;
-    // One row object for the whole table. Its vectors trade places with the point's (and the
-    // notes builder's previous row): storage circulates, nothing is copied or allocated per row.
-    Row row;
-    // `row` (its key and cells set) to the sink and the notes: `text` is its text when the
-    // worker formatted it, `displayable` and `delta` what the worker found (PointOut's).
-    auto emit = [&](bool displayable, const RowDelta& delta, const std::string_view* text) {
-      // A row the worker found plain (every cell a finite binary64 number in its number column)
-      // is not looked at again; otherwise each cell not plain goes through check_displayable.
-      if (!displayable)
-        for (std::size_t c = 0; c < row.cells.size() && c < t.cols.size(); ++c)
-          if (!cell_check->plain(c, row.cells[c]))
-            check_displayable(p_, row.cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
-      // Consecutive rows mostly share their cells' deps: union only what is new (nothing, when
-      // the worker saw this row's deps equal the previous row's).
-      const bool known = delta.known && !t.search;
-      if (!known || !delta.same_deps) {
-        last_cell_deps.resize(row.cells.size(), ~DepSet{0});
-        for (std::size_t c = 0; c < row.cells.size() && c < t.col_deps.size(); ++c)
-          if (row.cells[c].deps != last_cell_deps[c]) {
-            t.col_deps[c] = p_.deps.unite(t.col_deps[c], row.cells[c].deps);
-            last_cell_deps[c] = row.cells[c].deps;
-          }
-      }
-      if (text)
-        row_text->table_row_text(t, *text);
-      else
-        sink.table_row(t, row);
-      if (!t.search) notes.add(row, t.row_count, known ? delta : RowDelta{});
-      ++t.row_count;
-    };
-    auto emit_row = [&](PointOut& o, std::size_t point) {
-      std::swap(row.key, o.key);
-      std::swap(row.cells, o.cells);
-      row.point = point;
-      const std::string_view text(o.text);
-      emit(o.displayable, o.delta, o.has_text ? &text : nullptr);
-    };
-    // Row r of a compact chunk, its text from `text_begin` in the chunk's texts (else it joins
-    // `block`, handed to the sink after the chunk's rows or before an error): as emit, reading
-    // the row's numbers; Values are made only to check a row that is not plain. The chunk's
-    // rows go to the notes together, after the sink (consume_compact).
-    ChunkRows block(pts_, domains, compact_cells_);
-    if (compact_)
-      notes.key_maker(
-          [&, pick = std::vector<std::size_t>(), last = ~std::size_t{0}](
-              std::size_t point, std::vector<Value>& key) mutable { pts_.next_key(domains, point, pick, last, key); });
-    std::vector<Value> check_cells;
-    std::array<const std::vector<DepSet>*, 16> united_deps{};
-    auto emit_compact = [&](const CompactRows& rows, std::size_t r, std::size_t text_begin) {
-      const CompactRows::Meta& m = rows.meta[r];
-      const std::size_t width = rows.width;
-      if (!(m.flags & CompactRows::displayable)) {
-        compact_cells_.materialize(rows, r, check_cells);
-        for (std::size_t c = 0; c < width && c < t.cols.size(); ++c)
-          if (!cell_check->plain(c, check_cells[c]))
-            check_displayable(p_, check_cells[c], t.cols[c].type, t.cols[c].display, t.cols[c].span);
-      }
-      const RowDelta delta = rows.delta(r);
-      // A deps vector (one per branch signature, shared by its rows, never changed) whose
-      // cells were all united into the columns' deps adds nothing the next time.
-      const std::vector<DepSet>*& united = united_deps[(reinterpret_cast<std::uintptr_t>(m.deps) >> 4) % 16];
-      if ((!delta.known || !delta.same_deps) && united != m.deps) {
-        united = m.deps;
-        const std::vector<DepSet>& deps = *m.deps;
-        last_cell_deps.resize(width, ~DepSet{0});
-        for (std::size_t c = 0; c < width && c < t.col_deps.size(); ++c) {
-          const DepSet d = c < deps.size() ? deps[c] : DepSet{0};
-          if (d != last_cell_deps[c]) {
-            t.col_deps[c] = p_.deps.unite(t.col_deps[c], d);
-            last_cell_deps[c] = d;
-          }
-        }
-      }
-      if (rows.has_text)
-        row_text->table_row_text(t, std::string_view(rows.text).substr(text_begin, m.text_end - text_begin));
-      else
-        block.push(r);
-      ++t.row_count;
-    };
-    auto offer_row_format = [&] {
-      if (t.search || !begun || has_row_format_) return;
-      std::shared_ptr<const RowFormat> f = row_text ? row_text->row_format(t) : nullptr;
-      std::lock_guard<std::mutex> lock(format_mu_);
-      cell_check_ = cell_check;
-      if (!f) return;
-      row_format_ = std::move(f);
-      has_row_format_ = true;
-    };
-    Progress progress(opt_.progress && total >= 20000, t.name, total);
     GroupedRanking best(maximize_, pareto_, top_, group_expr_ != nullptr);  // searches: the best points so far
-
-    auto consume_compact = [&](CompactRows& rows, std::size_t first_point) {
-      if (!begun) {
-        std::vector<double> biggest(t.cols.size(), 0);
-        bool any = false;
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-          if (rows.meta[r].flags & CompactRows::filtered) continue;
-          any = true;
-          const double* x = rows.row(r);
-          for (std::size_t c = 0; c < t.cols.size() && c < rows.width; ++c)
-            if (compact_cells_.kinds[c] == fast::Slot::K::num) biggest[c] = std::max(biggest[c], std::fabs(x[c]));
-        }
-        if (any) begin_columns(biggest);
-      }
-      std::size_t next_failed = 0, text_begin = 0;
-      const std::size_t first_row = t.row_count;
-      block.reset(rows, first_point);
-      try {
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-          for (; next_failed < rows.failed.size() && rows.failed[next_failed].first == r; ++next_failed)
-            asserts.push_back(std::move(rows.failed[next_failed].second));
-          const CompactRows::Meta& m = rows.meta[r];
-          if (m.flags & CompactRows::filtered) {
-            ++t.filtered;
-            continue;
-          }
-          ++t.evaluated;
-          if (m.flags & CompactRows::infeasible) ++t.infeasible;
-          emit_compact(rows, r, text_begin);
-          text_begin = m.text_end;
-        }
-      } catch (...) {
-        // The rows before the one refused reach the sink, as they do one by one.
-        if (block.size() > 0) sink.table_rows(t, block);
-        throw;
-      }
-      if (block.size() > 0) sink.table_rows(t, block);
-      // The regime notes read the chunk's rows after the sink (a refused row above ends the run).
-      notes.add_chunk(compact_cells_, rows, first_point, first_row);
-      offer_row_format();
-      progress.update(first_point + rows.size());
+    // A feasible search point's group (`top K per EXPR`), taken from it as it is ranked.
+    const std::function<std::string(PointOut&, std::size_t)> group_of = [&](PointOut& o, std::size_t index) {
+      return take_group(o, domains, index);
     };
-    auto consume = [&](std::vector<PointOut>& outs, CompactRows* rows, std::size_t first_point) {
-      if (rows) {
-        consume_compact(*rows, first_point);
-        return;
-      }
-      if (!t.search && !begun) {
-        std::vector<PointOut*> sample;
-        for (auto& o : outs)
-          if (!o.filtered) sample.push_back(&o);
-        if (!sample.empty()) begin_table(sample);
-      }
-      for (std::size_t k = 0; k < outs.size(); ++k) {
-        PointOut& o = outs[k];
-        if (k + 2 < outs.size()) prefetch(outs[k + 2]);
-        for (auto& a : o.failed) asserts.push_back(std::move(a));
-        if (o.filtered) {
-          ++t.filtered;
-          continue;
-        }
-        ++t.evaluated;
-        if (!o.feasible) ++t.infeasible;
-        if (!o.error.empty()) {
-          auto it = std::find_if(t.errors.begin(), t.errors.end(), [&](const auto& r) { return r.first == o.error; });
-          if (it == t.errors.end())
-            t.errors.emplace_back(std::move(o.error), 1);
-          else
-            ++it->second;
-          o.error.clear();
-        }
-        if (!t.search) {
-          emit_row(o, first_point + k);
-        } else if (o.feasible) {
-          const std::string group = take_group(o, domains, first_point + k);
-          if (opt_.keep_search_points) keep_point(t, o, first_point + k);
-          best.offer(group, first_point + k, std::move(o));
-        }
-      }
-      offer_row_format();
-      progress.update(first_point + outs.size());
-    };
+    TableAssembler table({p_, opt_, pts_, domains, compact_, compact_cells_, objective_types_, share_, total, group_of},
+                         t, sink, asserts, best);
     const std::size_t nchunks = (total + kChunk - 1) / kChunk;
     if (opt_.shard_out) {
       shard(total, domains, ev, prog.get(), fast, nchunks);
       return;
     }
     if (opt_.shard_in) {
-      merge(total, domains, ev, fast, t, asserts, best, begun, begin_table, emit_row);
+      merge(total, domains, ev, fast, t, asserts, best, table);
     } else {
+      auto consume = [&](std::vector<PointOut>& outs, CompactRows* rows, std::size_t first) {
+        table.consume(outs, rows, first);
+      };
       try {
         pipeline(total, domains, ev, prog.get(), fast, consume, 0, nchunks);
       } catch (DiagnosticError& e) {
         // The run goes on after this sweep (keep_going): the rows already out end as a table
         // that says where it stopped, so every format stays whole.
-        if (begun && keeps_going(opt_, e.diag.kind)) {
-          progress.done();
-          t.stopped = std::string(info(e.diag.kind).code) + ": " + e.diag.message;
-          t.notes = notes.finish();
-          sink.table_end(t);
-        }
+        table.stop(e);
         throw;
       }
     }
-    progress.done();
-
-    if (t.search) {
-      if (opt_.keep_search_points) {
-        // Each objective shown in the unit its largest kept value reads best in.
-        for (std::size_t j = 0; j < objective_types_.size(); ++j) {
-          double biggest = 0;
-          for (const auto& sp : t.points)
-            if (j < sp.objectives.size()) biggest = std::max(biggest, std::abs(sp.objectives[j]));
-          t.objective_displays.push_back(display_for(scope_of(p_), objective_types_[j], biggest));
-        }
-      }
-      std::vector<std::pair<std::size_t, PointOut>> ranked = best.take_ranked();
-      std::vector<PointOut*> sample;
-      for (auto& [i, o] : ranked) sample.push_back(&o);
-      begin_table(sample);
-      for (auto& [i, o] : ranked) emit_row(o, i);
-    } else if (!begun) {
-      begin_table({});
-    }
-    t.notes = notes.finish();
-    sink.table_end(t);
+    table.finish();
   }
 
  private:
@@ -447,35 +169,6 @@ class SweepRunner {
     return prog;
   }
 
-  // Draws "name: 45% (450000/1000000 points)" on stderr, at most ten times a second.
-  class Progress {
-   public:
-    Progress(bool on, std::string name, std::size_t total) : on_(on), name_(std::move(name)), total_(total) {}
-    ~Progress() { done(); }  // an error or Ctrl-C leaves no half-drawn line behind
-    Progress(const Progress&) = delete;
-    Progress& operator=(const Progress&) = delete;
-    void update(std::size_t done) {
-      if (!on_) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_ < std::chrono::milliseconds(100)) return;
-      last_ = now;
-      std::fprintf(stderr, "\r%s: %3zu%% (%zu/%zu points)", name_.c_str(), done * 100 / total_, done, total_);
-      std::fflush(stderr);
-      drawn_ = true;
-    }
-    void done() {
-      if (drawn_) std::fputs("\r\033[K", stderr);
-      drawn_ = false;
-    }
-
-   private:
-    bool on_;
-    std::string name_;
-    std::size_t total_;
-    bool drawn_ = false;
-    std::chrono::steady_clock::time_point last_{};
-  };
-
   // Evaluates chunks of points on worker threads and hands them to `consume` in enumeration
   // order (an ordered parallel map, ordered_map.hpp: memory stays flat however large the sweep).
   // Chunks [first_chunk, end_chunk) only (a shard's share; all of them otherwise).
@@ -506,10 +199,7 @@ class SweepRunner {
       // Compiled points describe themselves (PointOut::described) against the chunk's previous
       // row, and as displayable once the table's units are known.
       std::shared_ptr<const CellCheck> check;
-      if (prog) {
-        std::lock_guard<std::mutex> lock(format_mu_);
-        check = cell_check_;
-      }
+      if (prog) check = share_.get().check;
       rows.chunk(s_.kind == SK::sweep, check.get());
       // Compiled points run in blocks over the innermost binding, or the two innermost ones,
       // where they can (run_block); a wide block whose lanes cannot run together (a branch
@@ -604,13 +294,7 @@ class SweepRunner {
   // what the writer would otherwise find out by reading every cell again (PointOut::delta,
   // displayable), while the cells are in this core's cache.
   void format_rows(std::vector<PointOut>& outs, CellMemo& memo) {
-    std::shared_ptr<const RowFormat> f;
-    std::shared_ptr<const CellCheck> check;
-    {
-      std::lock_guard<std::mutex> lock(format_mu_);
-      f = row_format_;
-      check = cell_check_;
-    }
+    const auto [f, check] = share_.get();
     const PointOut* prev = nullptr;  // the chunk's previous row (a filtered point is none)
     for (PointOut& o : outs) {
       o.has_text = f && !o.filtered;
@@ -633,11 +317,7 @@ class SweepRunner {
   // The same for a chunk of compact rows: their texts, one after another. What point_out did
   // not describe stays unknown (the writer's thread finds it out).
   void format_rows(CompactRows& rows, CellMemo& memo, std::vector<Value>& cells) {
-    std::shared_ptr<const RowFormat> f;
-    {
-      std::lock_guard<std::mutex> lock(format_mu_);
-      f = row_format_;
-    }
+    const std::shared_ptr<const RowFormat> f = share_.get().format;
     rows.has_text = f != nullptr;
     if (!f) return;
     // A row of numbers only is formatted from its numbers where the format can.
@@ -703,10 +383,8 @@ class SweepRunner {
   // A merge: the parts' points in enumeration order, through the same path as computed ones.
   // Sweeps are handed over chunk by chunk as the pipeline would (the display units are fitted
   // to the first chunk with rows); searches offer every shard's best to one ranking.
-  template <typename Begin, typename Emit>
   void merge(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev, bool fast,
-             Table& t, std::vector<AssertOutcome>& asserts, GroupedRanking& best, bool& begun, Begin& begin_table,
-             Emit& emit_row) {
+             Table& t, std::vector<AssertOutcome>& asserts, GroupedRanking& best, TableAssembler& table) {
     ShardReader& r = *opt_.shard_in;
     // Each part's points are checked against the table: a cell of the wrong kind or a missing
     // one would be read past (or printed) as if computed here.
@@ -729,12 +407,12 @@ class SweepRunner {
     std::vector<std::size_t> index;
     auto flush = [&] {
       if (outs.empty()) return;
-      if (!begun) {
+      if (!table.begun()) {
         std::vector<PointOut*> sample;
         for (auto& o : outs) sample.push_back(&o);
-        begin_table(sample);
+        table.begin_table(sample);
       }
-      for (std::size_t i = 0; i < outs.size(); ++i) emit_row(outs[i], index[i]);
+      for (std::size_t i = 0; i < outs.size(); ++i) table.emit_row(outs[i], index[i]);
       outs.clear();
       index.clear();
     };
@@ -835,16 +513,6 @@ class SweepRunner {
     return id;
   }
 
-  void keep_point(Table& t, const PointOut& o, std::size_t index) const {
-    if (t.points.size() >= kMaxSearchPoints) {
-      ++t.points_dropped;
-      return;
-    }
-    SearchPoint sp{index, {}, o.key};
-    for (const auto& v : o.objectives) sp.objectives.push_back(v.k == Value::K::num ? v.n.d : 0.0);
-    t.points.push_back(std::move(sp));
-  }
-
   std::vector<std::vector<Value>> domain(Evaluator& ev, const Binding& b) {
     std::vector<std::vector<Value>> out;
     if (b.zip) {
@@ -915,11 +583,8 @@ class SweepRunner {
   const Stmt& s_;
   SweepPoints pts_;  // how one point is evaluated (sweep_points.hpp)
   std::string fallback_reason_;
-  std::mutex format_mu_;  // guards row_format_, set once by the consumer, read by the workers
-  std::shared_ptr<const RowFormat> row_format_;
-  std::shared_ptr<const CellCheck> cell_check_;  // guarded by format_mu_ too
-  bool has_row_format_ = false;                  // the consumer's own flag (it alone sets row_format_)
-  bool compact_ = false;                         // chunks of compact rows (a compiled sweep)
+  RowFormatShare share_;  // what the workers read of the table once it has begun
+  bool compact_ = false;  // chunks of compact rows (a compiled sweep)
   std::size_t compact_width_ = 0;
   CompactCells compact_cells_;
   bool pareto_ = false;
