@@ -1,11 +1,12 @@
 // error_reach.cpp — each error placed on the statement it is in (or the text that did not parse),
-// and a breadth-first walk from a statement over what it reads: the nearest erroneous statement is
-// the cause. Walks are iterative (a document may chain 100000 lets) and visit each node once.
+// then one breadth-first pass from every erroneous statement at once, backwards over "reads" (a
+// statement reads the declarations it names; a declaration reads the choices that set it): each
+// statement reached gets the nearest error. Iterative and linear in the program's size (a document
+// may chain 100000 lets, or set 100000 globals).
 #include "error_reach.hpp"
 
 #include <algorithm>
 #include <deque>
-#include <unordered_set>
 
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/config.hpp"
@@ -54,6 +55,7 @@ ErrorReach::ErrorReach(const Program& p, std::size_t first_diag) : p_(p) {
       all_ = ErrorCause{c.at, c.what, true};
   }
   choosers();
+  propagate();
 }
 
 void ErrorReach::place(const Diagnostic& d) {
@@ -155,82 +157,112 @@ ErrorCause ErrorReach::cause_at(const Stmt& s) const {
   return ErrorCause{s.span, first_line_of(p_.sources.slice(s.span)), false};
 }
 
-std::optional<ErrorCause> ErrorReach::walk(const Stmt* start, std::optional<Target> target) const {
-  if (all_) return all_;
-  std::deque<const Stmt*> queue;
-  std::unordered_set<const Stmt*> seen;
-  std::unordered_set<Target, TargetHash> seen_targets;
-  auto visit = [&](const Stmt* s) {
-    if (s && (stdlib_matters_ || !p_.is_stdlib(s->span.file)) && seen.insert(s).second) queue.push_back(s);
+const Stmt* ErrorReach::decl_of(Target t) const {
+  switch (t.kind) {
+    case RefKind::global: return p_.globals[t.index].stmt;
+    case RefKind::function: return p_.functions[t.index].stmt;
+    case RefKind::native: return p_.natives[t.index].stmt;
+    case RefKind::convention: return p_.conventions[t.index].stmt;
+    default: return nullptr;
+  }
+}
+
+void ErrorReach::propagate() {
+  if (all_) return;
+  // The nodes: the statements of the document and its imports; the prelude's too when a choice
+  // may reach into it (a `use` of a convention that a prelude function matches on).
+  std::unordered_map<const Stmt*, std::uint32_t> id;
+  std::vector<const Stmt*> nodes;
+  for (const Module& m : p_.modules)
+    if (stdlib_matters_ || !p_.is_stdlib(m.file))
+      for (const Stmt& s : m.stmts) {
+        id.emplace(&s, static_cast<std::uint32_t>(nodes.size()));
+        nodes.push_back(&s);
+      }
+  std::vector<std::vector<std::uint32_t>> readers(nodes.size());  // reverse edges
+  std::vector<std::optional<ErrorCause>> cause(nodes.size());
+  std::deque<std::uint32_t> queue;
+  auto source = [&](std::uint32_t n, const ErrorCause& c) {
+    if (cause[n]) return;
+    cause[n] = c;
+    queue.push_back(n);
   };
-  auto reach = [&](Target t) -> std::optional<ErrorCause> {
-    if (!seen_targets.insert(t).second) return std::nullopt;
-    if (t.kind == RefKind::convention && all_conventions_) return all_conventions_;
-    if (auto it = tainted_.find(t); it != tainted_.end()) return it->second;
-    switch (t.kind) {
-      case RefKind::global: visit(p_.globals[t.index].stmt); break;
-      case RefKind::function: visit(p_.functions[t.index].stmt); break;
-      case RefKind::convention: visit(p_.conventions[t.index].stmt); break;
-      default: break;
-    }
-    if (auto it = setters_.find(t); it != setters_.end())
-      for (const Stmt* s : it->second) visit(s);
-    return std::nullopt;
+  for (std::uint32_t n = 0; n < nodes.size(); ++n)
+    if (auto it = bad_.find(nodes[n]); it != bad_.end()) source(n, it->second);
+  auto reads = [&](std::uint32_t n, const Stmt* decl) {
+    if (auto it = id.find(decl); it != id.end() && it->second != n) readers[it->second].push_back(n);
   };
-  if (target)
-    if (auto c = reach(*target)) return c;
-  visit(start);
   std::vector<const Expr*> stack;
-  while (!queue.empty()) {
-    const Stmt* s = queue.front();
-    queue.pop_front();
-    if (auto it = bad_.find(s); it != bad_.end()) return it->second;
-    if (s->kind == SK::preset_select)
-      if (const int pi = p_.preset_index(s->name); pi >= 0)
-        for (const int at : preset_chain(p_, pi).presets) visit(p_.presets[static_cast<std::size_t>(at)].stmt);
+  for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+    const Stmt& s = *nodes[n];
+    // A declaration reads what chooses its value, and is reached by a choice that did not parse.
+    std::optional<Target> declares;
+    if ((s.kind == SK::let || s.kind == SK::solve || s.kind == SK::convention || s.kind == SK::native) &&
+        s.name != kNoSym)
+      if (const auto t = target_of(s.name); t && decl_of(*t) == &s) declares = t;
+    if (declares) {
+      if (auto it = tainted_.find(*declares); it != tainted_.end()) source(n, it->second);
+      if (declares->kind == RefKind::convention && all_conventions_) source(n, *all_conventions_);
+      if (auto it = setters_.find(*declares); it != setters_.end())
+        for (const Stmt* by : it->second) reads(n, by);
+    }
+    if (s.kind == SK::use)
+      if (const auto t = target_of(s.name)) reads(n, decl_of(*t));
+    if (s.kind == SK::preset_select)
+      if (const int pi = p_.preset_index(s.name); pi >= 0)
+        for (const int at : preset_chain(p_, pi).presets) reads(n, p_.presets[static_cast<std::size_t>(at)].stmt);
     stack.clear();
     auto push = [&](const Expr& e) { stack.push_back(&e); };
-    for_each_stmt_expr(*s, push);
-    for (const Stmt& it : s->items) for_each_stmt_expr(it, push);
+    for_each_stmt_expr(s, push);
+    for (const Stmt& it : s.items) for_each_stmt_expr(it, push);
     while (!stack.empty()) {
       const Expr& e = *stack.back();
       stack.pop_back();
-      if (e.kind == EK::name || e.kind == EK::call) {
-        if (e.kind == EK::name && e.name == kNoSym) return cause_at(*s);  // a cut expression: s did not parse
-        switch (e.ref.kind) {
-          case RefKind::none:
-            if (e.name == kNoSym) break;
-            if (auto b = broken_.find(e.name); b != broken_.end()) return b->second;
-            return cause_at(*s);  // unresolved, and reported in s
-          case RefKind::local: break;
-          default:
-            if (auto c = reach(Target{e.ref.kind, e.ref.index})) return c;
+      if (e.kind == EK::name && e.name == kNoSym) source(n, cause_at(s));  // a cut expression: s did not parse
+      if ((e.kind == EK::name || e.kind == EK::call) && e.name != kNoSym) {
+        if (e.ref.kind == RefKind::none) {
+          // Unresolved: a `let` that did not parse (not reported again), or an error of s.
+          auto b = broken_.find(e.name);
+          source(n, b != broken_.end() ? b->second : cause_at(s));
+        } else if (e.ref.kind != RefKind::local) {
+          const Target t{e.ref.kind, e.ref.index};
+          if (const Stmt* d = decl_of(t)) {
+            reads(n, d);
+          } else if (auto it = tainted_.find(t); it != tainted_.end()) {
+            source(n, it->second);
+          }
         }
       }
       for_each_child(e, push);
     }
   }
+  while (!queue.empty()) {
+    const std::uint32_t n = queue.front();
+    queue.pop_front();
+    for (const std::uint32_t r : readers[n])
+      if (!cause[r]) {
+        cause[r] = cause[n];
+        queue.push_back(r);
+      }
+  }
+  for (std::uint32_t n = 0; n < nodes.size(); ++n)
+    if (cause[n]) reached_.emplace(nodes[n], std::move(*cause[n]));
+}
+
+std::optional<ErrorCause> ErrorReach::cause_of_node(const Stmt* s) const {
+  if (all_) return all_;
+  if (auto it = reached_.find(s); it != reached_.end()) return it->second;
   return std::nullopt;
 }
 
-std::optional<ErrorCause> ErrorReach::cause(const Stmt& s) const {
-  std::optional<Target> t;
-  // A declaration: what sets it counts too (`set x = ...`, a dotted `set f.param = ...`).
-  if ((s.kind == SK::let || s.kind == SK::solve) && s.name != kNoSym)
-    if (const Decl* d = p_.lookup(s.name)) {
-      if (d->kind == RefKind::global && p_.globals[d->index].stmt == &s) t = Target{d->kind, d->index};
-      if (d->kind == RefKind::function && p_.functions[d->index].stmt == &s) t = Target{d->kind, d->index};
-    }
-  if (s.kind == SK::use) t = target_of(s.name);
-  return walk(&s, t);
-}
+std::optional<ErrorCause> ErrorReach::cause(const Stmt& s) const { return cause_of_node(&s); }
 
 std::optional<ErrorCause> ErrorReach::cause_of_global(std::uint32_t g) const {
-  return walk(p_.globals[g].stmt, Target{RefKind::global, g});
+  return cause_of_node(p_.globals[g].stmt);
 }
 
 std::optional<ErrorCause> ErrorReach::cause_of_convention(std::uint32_t c) const {
-  return walk(p_.conventions[c].stmt, Target{RefKind::convention, c});
+  return cause_of_node(p_.conventions[c].stmt);
 }
 
 std::vector<Stmt*> ErrorReach::clean_choices() const {

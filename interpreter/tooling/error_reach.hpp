@@ -53,9 +53,11 @@ class ErrorReach {
   void place(const Diagnostic& d);
   void skipped(const Module::Skipped& s);
   void choosers();
+  void propagate();
   [[nodiscard]] std::optional<Target> target_of(Sym name) const;
   [[nodiscard]] ErrorCause cause_at(const Stmt& s) const;
-  [[nodiscard]] std::optional<ErrorCause> walk(const Stmt* start, std::optional<Target> target) const;
+  [[nodiscard]] const Stmt* decl_of(Target t) const;
+  [[nodiscard]] std::optional<ErrorCause> cause_of_node(const Stmt* s) const;
 
   const Program& p_;
   std::unordered_map<const Stmt*, ErrorCause> bad_;             // statements with an error
@@ -65,7 +67,8 @@ class ErrorReach {
   std::optional<ErrorCause> all_conventions_;                   // a `use` of an unknown convention
   // The statements that choose a target's value: `use`/`set` in the main file, the presets selected.
   std::unordered_map<Target, std::vector<const Stmt*>, TargetHash> setters_;
-  bool stdlib_matters_ = false;  // a choice exists: a prelude declaration may lead to one
+  bool stdlib_matters_ = false;                          // a choice exists: a prelude declaration may lead to one
+  std::unordered_map<const Stmt*, ErrorCause> reached_;  // every statement an error reaches
 };
 
 }  // namespace mls

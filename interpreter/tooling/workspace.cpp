@@ -128,9 +128,16 @@ constexpr std::size_t kAnalysesPerBase = 256;
 // A document with errors (issue 36): what they reach, and the choices configured from the clean
 // `use`, `set` and `preset` statements alone, so the rest evaluates as without the errors. A
 // choice the configuration refuses (a `use` of a choice that does not exist) is an error of its
-// own: reported, it joins the others and the clean choices are configured again.
+// own: it joins the others and the clean choices are configured again. Those errors are not
+// published (the diagnostics stay those of `mls check`, which configures only a checked file).
 void configure_clean(Core& core, Workspace::Analysis& an) {
   Program& p = core.session().prog;
+  const std::size_t reported = p.diags.size();
+  struct Unreport {
+    Diagnostics& d;
+    std::size_t n;
+    ~Unreport() { d.truncate(n); }
+  } unreport{p.diags, reported};
   an.reach = std::make_unique<ErrorReach>(p, an.first_diag);
   std::string why = "the document has errors";
   for (int round = 0; round < 4; ++round) {
