@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -314,6 +315,26 @@ py::list asserts_of(RunHandle& h) {
   return out;
 }
 
+// A search point's value of sweep variable k, typed as the table's cells are: a number (an int when
+// whole, as the JSON rows read) in the unit of the column that shows it, or in base units when
+// none does; a bool; a string; a record by its global name.
+py::object key_cell(const Table& t, std::size_t k, const Value& v) {
+  switch (v.k) {
+    case Value::K::num: {
+      Display d;
+      for (const Column& c : t.cols)
+        if (k < t.key_names.size() && c.name == t.key_names[k]) d = c.display;
+      const double x = in_unit(v.n, d).d;
+      if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 9007199254740992.0)
+        return py::int_(static_cast<long long>(x));
+      return py::float_(x);
+    }
+    case Value::K::boolean: return py::bool_(v.b);
+    case Value::K::str: return py::str(v.str());
+    default: return py::str(key_label(v));
+  }
+}
+
 // What the JSON leaves out of a table: the sweep variables, the search's objectives and the
 // points it evaluated (the rows of the table are its front or its best).
 py::dict table_extra(const RunHandle& h, const std::string& name) {
@@ -333,7 +354,7 @@ py::dict table_extra(const RunHandle& h, const std::string& name) {
       obj.append(i < t.objective_displays.size() ? in_unit(Num::of_double(p.objectives[i]), t.objective_displays[i]).d
                                                  : p.objectives[i]);
     py::list key;
-    for (const Value& v : p.key) key.append(key_label(v));
+    for (std::size_t k = 0; k < p.key.size(); ++k) key.append(key_cell(t, k, p.key[k]));
     const bool on = std::find(front.begin(), front.end(), p.point) != front.end();
     points.append(py::dict(py::arg("point") = p.point, py::arg("key") = key, py::arg("objectives") = obj,
                            py::arg("frontier") = on));

@@ -7,41 +7,18 @@ limit and an address-space limit, and checks the outcome; the limits are generou
 usage: check_bounds.py MLS
 """
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import Checklist, run_bounded  # noqa: E402  (shared with the other limit scripts)
 
 MEM_LIMIT = 1536 << 20  # address space per run
 
 
 def run(mls, args, cwd, stdin=b"", limit_s=60, mem=MEM_LIMIT):
     """(exit code or None on timeout, output, seconds, peak RSS in bytes, CPU seconds)."""
-    def cap():
-        if mem:
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    env = dict(os.environ, MLS_HISTORY="", NO_COLOR="1")
-    t = time.monotonic()
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([mls] + args, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=out, env=env,
-                             preexec_fn=cap)
-        p.stdin.write(stdin)
-        p.stdin.close()
-        deadline = t + limit_s
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                p.kill()
-                os.wait4(p.pid, 0)
-                return None, "", time.monotonic() - t, 0, 0.0
-            time.sleep(0.02)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    return p.returncode, text, time.monotonic() - t, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+    return tuple(run_bounded(mls, args, cwd, stdin, limit_s, mem))
 
 
 def repl_script(n):
@@ -56,12 +33,8 @@ def repl_script(n):
 
 def main():
     mls = os.path.abspath(sys.argv[1])
-    failures = []
-
-    def check(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            failures.append(what)
+    checks = Checklist()
+    check = checks.check
 
     # A sanitizer build cannot start under an address-space cap (its shadow memory is larger):
     # it runs the cases uncapped and skips the ones that need the cap.
@@ -123,8 +96,7 @@ def main():
               ("y%d = " % last) in out4 and ratio < 7,
               "REPL on stdin: %d inputs %.2f s CPU, %d inputs %.2f s CPU (start %.2f s): ratio %.1f "
               "(linear 4, quadratic 16)" % (n, cpu1, 4 * n, cpu4, cpu0, ratio))
-    print("%d check(s) failed" % len(failures) if failures else "all ok")
-    return 1 if failures else 0
+    return checks.result()
 
 
 if __name__ == "__main__":

@@ -8,48 +8,24 @@ speed, only that the run ends, and what it printed.
 usage: check_exhaustion.py MLS
 """
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import Checklist, run_bounded  # noqa: E402  (shared with the other limit scripts)
 
 MEM_LIMIT = 2048 << 20  # address space per run
 
 
 def run(mls, args, cwd, limit_s=60, mem=MEM_LIMIT):
     """(exit code or None on timeout, output, seconds, peak RSS in bytes)."""
-    def cap():
-        if mem:
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    env = dict(os.environ, MLS_HISTORY="", NO_COLOR="1")
-    t = time.monotonic()
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([mls] + args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
-                             preexec_fn=cap)
-        deadline = t + limit_s
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                p.kill()
-                os.wait4(p.pid, 0)
-                return None, "", time.monotonic() - t, 0
-            time.sleep(0.02)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    return os.waitstatus_to_exitcode(status), text, time.monotonic() - t, usage.ru_maxrss * 1024
+    return tuple(run_bounded(mls, args, cwd, limit_s=limit_s, address_space=mem))[:4]
 
 
 def main():
     mls = os.path.abspath(sys.argv[1])
-    failures = []
-
-    def check(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            failures.append(what)
+    checks = Checklist()
+    check = checks.check
 
     # A sanitizer build cannot start under an address-space cap (its shadow memory is larger).
     capped = not os.environ.get("MLS_TEST_SANITIZER") and run(mls, ["--version"], None)[0] == 0
@@ -121,8 +97,7 @@ def main():
         rc, out, secs, _ = run(mls, ["run", "slow.mls"], d, mem=mem)
         check(rc == 65 and "error[runtime.domain]" in out and "simulated clock" in out and "slow.mls:2" in out,
               "serving_sim at 1e-30 requests/s: exit %s, %s" % (rc, (out.split("error[") + [""])[1][:120]))
-    print("%d check(s) failed" % len(failures) if failures else "all ok")
-    return 1 if failures else 0
+    return checks.result()
 
 
 if __name__ == "__main__":

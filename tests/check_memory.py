@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import Checklist, quiet_env, run_bounded  # noqa: E402  (shared with the other limit scripts)
+
 LIMIT = 256 << 20             # MLS_MAX_MEMORY for every run
 ADDRESS_SPACE = 4 << 30       # the backstop: a run past it fails its allocations, never the machine
 SLACK = 320 << 20             # resident memory beyond the heap: code, stacks, allocator caches
@@ -26,7 +29,7 @@ SKIP = 77
 
 
 def env():
-    return dict(os.environ, MLS_HISTORY="", NO_COLOR="1", MLS_MAX_MEMORY=str(LIMIT))
+    return quiet_env(MLS_MAX_MEMORY=str(LIMIT))
 
 
 def cap():
@@ -35,22 +38,7 @@ def cap():
 
 def run(mls, args, cwd, stdin=None):
     """(exit code, or None on timeout; output; seconds; peak RSS in bytes)."""
-    t = time.monotonic()
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([mls] + args, cwd=cwd, stdin=stdin or subprocess.DEVNULL, stdout=out, stderr=out,
-                             env=env(), preexec_fn=cap)
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - t > TIMEOUT:
-                p.kill()
-                os.wait4(p.pid, 0)
-                return None, "", time.monotonic() - t, 0
-            time.sleep(0.02)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    return os.waitstatus_to_exitcode(status), text, time.monotonic() - t, usage.ru_maxrss * 1024
+    return tuple(run_bounded(mls, args, cwd, stdin, TIMEOUT, ADDRESS_SPACE, env()))[:4]
 
 
 def lsp(mls, path):
@@ -110,12 +98,8 @@ def lsp(mls, path):
 
 def main():
     mls = os.path.abspath(sys.argv[1])
-    failures = []
-
-    def check(cond, what):
-        print(("ok   " if cond else "FAIL ") + what, flush=True)
-        if not cond:
-            failures.append(what)
+    checks = Checklist()
+    check = checks.check
 
     # A sanitizer build (tests/CMakeLists.txt sets MLS_TEST_SANITIZER under MLS_SANITIZE; run by hand,
     # it fails to start under the cap) has no limit to reach: skipped.
@@ -188,8 +172,7 @@ def main():
         # The language server answers on a 16 MiB list and exits cleanly.
         ok, what = lsp(mls, os.path.join(d, "list.mls"))
         check(ok, "lsp: a 16 MiB list literal open: %s" % what)
-    print("%d check(s) failed" % len(failures) if failures else "all ok")
-    return 1 if failures else 0
+    return checks.result()
 
 
 if __name__ == "__main__":

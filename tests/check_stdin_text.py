@@ -12,22 +12,20 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import Checklist, quiet_env  # noqa: E402  (shared with the other limit scripts)
+
 BAD = [b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xff"]
 
 
 def run(mls, args, stdin=b"", cwd=None):
-    env = dict(os.environ, MLS_HISTORY="", NO_COLOR="1")
-    return subprocess.run([mls] + args, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
+    return subprocess.run([mls] + args, input=stdin, capture_output=True, env=quiet_env(), cwd=cwd, timeout=60)
 
 
 def main():
     mls = os.path.abspath(sys.argv[1])
-    failures = []
-
-    def check(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            failures.append(what)
+    checks = Checklist()
+    check = checks.check
 
     p = run(mls, ["repl"], b"\xef\xbb\xbfshow bom_repl = 3\n")
     check(p.returncode == 0 and b"bom_repl = 3" in p.stdout, "a byte order mark before stdin's first line is skipped")
@@ -43,8 +41,7 @@ def main():
             p = run(mls, ["run", "s.mls", "--set", (b"sx=" + bad).decode("utf-8", "surrogateescape")], cwd=d)
             check(p.returncode == 65 and b"error[load.binary]" in p.stderr and bad not in p.stdout + p.stderr,
                   "--set with %r: load.binary, not echoed" % bad)
-    print("%d check(s) failed" % len(failures) if failures else "all ok")
-    return 1 if failures else 0
+    return checks.result()
 
 
 if __name__ == "__main__":

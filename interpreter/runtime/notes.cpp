@@ -281,15 +281,7 @@ struct NotesBuilder::State {
     }
     // Rows whose branches agree share an id, whatever else differs in their deps.
     ra.id = content_ids.emplace(content, content_ids.size() + 1).first->second;
-    if (memo.size() > 4096) {
-      memo.clear();
-      transitions.clear();
-      last_arms = nullptr;
-      prev_arms = nullptr;
-      by_ptr_.clear();
-      last_ptr_ = nullptr;
-      quiet_.fill(Quiet{});
-    }
+    if (memo.size() > 4096) forget_arms();
     return *(last_arms = &memo.emplace(last_deps, std::move(ra)).first->second);
   }
 
@@ -390,16 +382,23 @@ struct NotesBuilder::State {
   }
   void rows_to(std::size_t index) { rows = index + 1; }
 
+  // Drops every memo of rows' arms and whatever points into them (the quiet transitions hold
+  // RowArms pointers): when the memo grows past its bound, and per row for the reference.
+  void forget_arms() {
+    memo.clear();
+    transitions.clear();
+    last_arms = nullptr;
+    prev_arms = nullptr;
+    by_ptr_.clear();
+    last_ptr_ = nullptr;
+    quiet_.fill(Quiet{});
+  }
+
   void add_row(std::size_t index, const RowDelta& delta) {
     if (!shortcuts) {
       // The reference: every row's arms recomputed and every site stepped (step itself finds
       // that a site whose arms did not change continues its regime).
-      memo.clear();
-      transitions.clear();
-      last_arms = nullptr;
-      prev_arms = nullptr;
-      by_ptr_.clear();
-      last_ptr_ = nullptr;
+      forget_arms();
     }
     const bool known = delta.known && shortcuts && index > 0;
     const RowArms& ra = arms_of(known && delta.same_deps);

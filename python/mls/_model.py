@@ -187,7 +187,9 @@ class Table:
     def points(self):
         """A search's evaluated points (as `mls report` draws them): the sweep variables, each
         objective in its unit, and ``frontier``: whether the point is one of the table's rows
-        (the Pareto front, or the best K). [] for a sweep."""
+        (the Pareto front, or the best K). A sweep variable's value is typed as the rows' cells
+        are: a number in the unit of the column that shows it (base units when none does), a
+        bool, a string, or a record's global name. [] for a sweep."""
         if not self._extra or not self._extra["search"]:
             return []
         names = self._extra["objective_names"]

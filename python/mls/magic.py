@@ -1,7 +1,7 @@
 """The ``%%mls`` cell magic (``%load_ext mls``): the cell is an mls scenario, run by mls.run.
 
     %%mls [-o NAME] [--use NAME=CHOICE]... [--set NAME=VALUE]... [--preset NAME]
-          [--uncertainty N] [--seed S] [--max-points N] [--keep-going]
+          [--uncertainty N] [--seed S] [--max-points N] [--keep-going] [--name NAME] [-h]
 
 The Run is the cell's output (results with their assumptions folded, tables with units and the
 report's charts); ``-o NAME`` also binds it to NAME in the notebook. An error in the cell raises
@@ -27,17 +27,30 @@ def _pair(text):
 
 
 def parser():
-    p = _Parser(prog="%%mls", add_help=False)
-    p.add_argument("-o", "--output", metavar="NAME", help="bind the Run to NAME")
-    p.add_argument("--use", type=_pair, action="append", default=[], metavar="NAME=CHOICE")
-    p.add_argument("--set", type=_pair, action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--preset")
-    p.add_argument("--uncertainty", type=int)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--max-points", type=int)
-    p.add_argument("--keep-going", action="store_true")
+    p = _Parser(
+        prog="%%mls",
+        add_help=False,
+        description="Runs the cell as an mls scenario; the Run is the cell's output.",
+        epilog="Example: %%mls -o plan --use batch=global --set gpus=2048",
+    )
+    p.add_argument("-o", "--output", metavar="NAME", help="bind the Run to NAME in the notebook")
+    p.add_argument("--use", type=_pair, action="append", default=[], metavar="NAME=CHOICE",
+                   help="choose a convention (as mls run --use); repeatable")  # fmt: skip
+    p.add_argument("--set", type=_pair, action="append", default=[], metavar="NAME=VALUE",
+                   help="override a global or a record's field (as mls run --set); repeatable")  # fmt: skip
+    p.add_argument("--preset", metavar="NAME", help="a named set of conventions (mls presets)")
+    p.add_argument("--uncertainty", type=int, metavar="N", help="N Monte Carlo samples of the uncertain inputs")
+    p.add_argument("--seed", type=int, metavar="S", help="the Monte Carlo seed (default 1)")
+    p.add_argument("--max-points", type=int, metavar="N", help="the sweep cap (default 10^6)")
+    p.add_argument("--keep-going", action="store_true", help="run on past a failing statement")
     p.add_argument("--name", default="<cell>", help="what the cell is called in messages")
+    p.add_argument("-h", "--help", action="store_true", help="print this help; the cell is not run")
     return p
+
+
+def help_text():
+    """What ``%%mls --help`` prints: the options, each with what it does."""
+    return parser().format_help()
 
 
 def run_cell(line, cell, namespace=None):
@@ -45,6 +58,9 @@ def run_cell(line, cell, namespace=None):
     from . import run
 
     a = parser().parse_args(shlex.split(line))
+    if a.help:
+        print(help_text(), end="")
+        return None
     r = run(
         cell if cell.endswith("\n") else cell + "\n",
         use=a.use,

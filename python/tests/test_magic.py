@@ -33,3 +33,12 @@ def test_error_in_a_cell_raises_with_code_and_place(ip):
 def test_bad_magic_options(ip):
     with pytest.raises(mls.UsageError, match="NAME=VALUE"):
         ip.run_cell_magic("mls", "--use mtbf_model", CELL)
+
+
+def test_help_lists_every_option_and_runs_nothing(ip, capsys):
+    assert ip.run_cell_magic("mls", "--help", "this is not mls\n") is None
+    out = capsys.readouterr().out
+    assert out.startswith("usage: %%mls")
+    for flag in ["--output", "--use", "--set", "--preset", "--uncertainty", "--seed", "--max-points", "--keep-going", "--name"]:
+        assert flag in out
+    assert "repeatable" in out and "the cell is not run" in out

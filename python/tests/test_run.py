@@ -81,7 +81,8 @@ search best over tp in [1, 2, 4, 8], pp in [1, 2, 4] {
     t = r.tables["best"]
     assert t.search["evaluated"] == 12 and len(t.rows) == 2
     pts = t.points()  # the feasible ones: tp=8, pp=4 (32 GPUs) breaks the constraint
-    assert len(pts) == 11 and all(int(p["tp"]) * int(p["pp"]) <= 16 for p in pts)
+    assert len(pts) == 11 and all(p["tp"] * p["pp"] <= 16 for p in pts)
+    assert all(type(p["tp"]) is int for p in pts)  # typed as the rows' cells, not labels
     assert sum(p["frontier"] for p in pts) == 2
     assert t.to_pandas(points=True)["frontier"].sum() == 2
 
@@ -129,3 +130,20 @@ def test_every_object_shows_itself_in_html(thousand):
     with pytest.raises(mls.CheckError) as e:
         mls.run("show x = 1 h + 1 GB\n")
     assert "dim.mismatch" in e.value._repr_html_() and "&lt;string&gt;:1:" in e.value._repr_html_()
+
+
+def test_search_points_keys_are_typed():
+    src = """
+let peak = 2 kW
+search best over p in [1 kW, peak], tp in [1, 2], acc in [H100, B200], on in [true, false] {
+  maximize p / (tp * 1 W)
+  top 2
+  show p -> kW, tp
+}
+"""
+    pts = mls.run(src).tables["best"].points()
+    assert len(pts) == 16
+    first = pts[0]
+    assert first["p"] == 1 and first["tp"] == 1  # p in its column's unit (kW)
+    assert {p["acc"] for p in pts} == {"H100", "B200"}  # a record by its global name
+    assert {p["on"] for p in pts} == {True, False}
