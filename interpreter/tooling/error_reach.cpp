@@ -45,8 +45,13 @@ ErrorReach::ErrorReach(const Program& p, std::size_t first_diag) : p_(p) {
   const auto& items = p.diags.items();
   for (std::size_t i = first_diag; i < items.size(); ++i)
     if (items[i].severity == Severity::error) place(items[i]);
-  // An erroneous statement whose reach is not a name: what it would set is not known.
-  for (const auto& [s, c] : bad_) {
+  // An erroneous statement whose reach is not a name: what it would set is not known. In source
+  // order, so the one named is the same every time.
+  std::vector<std::pair<const Stmt*, ErrorCause>> bad(bad_.begin(), bad_.end());
+  std::sort(bad.begin(), bad.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.first->span.file, a.first->span.begin) < std::pair(b.first->span.file, b.first->span.begin);
+  });
+  for (const auto& [s, c] : bad) {
     if (acts_everywhere(s->kind) && !all_) all_ = ErrorCause{c.at, c.what, true};
     if (s->kind == SK::use && (!target_of(s->name) || target_of(s->name)->kind != RefKind::convention) &&
         !all_conventions_)
