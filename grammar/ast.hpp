@@ -192,7 +192,7 @@ struct BodyItem {
   Span span;
   Sym name = kNoSym;  // let
   int slot = -1;
-  std::vector<ExprP> exprs;     // where/subject/objectives/assert: expressions
+  std::vector<ExprP> exprs;     // where/subject/objectives/assert: expressions; top: its `per` group key, if any
   std::vector<bool> maximize;   // pareto: direction of each objective
   std::vector<ShowItem> shows;  // show
   std::string message;          // assert

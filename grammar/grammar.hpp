@@ -53,6 +53,7 @@ MLS_KW(to, "to");
 MLS_KW(maximize, "maximize");
 MLS_KW(minimize, "minimize");
 MLS_KW(top, "top");
+MLS_KW(per, "per");
 MLS_KW(pareto, "pareto");
 MLS_KW(solve, "solve");
 MLS_KW(such, "such");
@@ -83,8 +84,9 @@ struct reserved
           kw_and_raw, kw_or_raw, kw_not_raw, kw_true_raw, kw_false_raw, kw_convention_raw, kw_dimension_raw,
           kw_unit_raw, kw_prefixes_raw, kw_display_raw, kw_native_raw, kw_pareto_raw, kw_solve_raw> {};
 // Contextual words: names elsewhere, but never units (they follow numbers in sweeps).
-struct unit_stopword : sor<reserved, kw_by_raw, kw_where_raw, kw_subject_raw, kw_to_raw, kw_top_raw, kw_maximize_raw,
-                           kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw, kw_such_raw, kw_that_raw> {};
+struct unit_stopword
+    : sor<reserved, kw_by_raw, kw_where_raw, kw_subject_raw, kw_to_raw, kw_top_raw, kw_per_raw, kw_maximize_raw,
+          kw_minimize_raw, kw_default_raw, kw_extends_raw, kw_zip_raw, kw_such_raw, kw_that_raw> {};
 
 struct name_raw : seq<not_at<reserved>, p::identifier> {};
 struct name : seq<name_raw, ws> {};
@@ -270,7 +272,10 @@ struct subject_stmt : seq<kw_subject, must<kw_to>, expr_req, star<comma, expr_re
 struct maximize_obj : seq<kw_maximize, expr_req> {};
 struct minimize_obj : seq<kw_minimize, expr_req> {};
 struct objective : sor<maximize_obj, minimize_obj> {};
-struct top_stmt : seq<kw_top, must<number_lit>> {};
+// `top K per EXPR`: the best K of each value of EXPR (a group key), group by group.
+struct top_group : seq<expr> {};
+struct top_per : seq<kw_per, must<top_group>> {};
+struct top_stmt : seq<kw_top, must<number_lit>, opt<top_per>> {};
 struct pareto_stmt : seq<kw_pareto, must<objective>, must<comma>, must<objective>> {};
 struct body_let : seq<kw_let, must<name>, must<assign>, expr_req> {};
 struct body_item : sor<body_let, show_stmt, assert_stmt, where_stmt, subject_stmt, objective, top_stmt, pareto_stmt> {};

@@ -91,6 +91,7 @@ MLS_MSG(solve_range, "expected a range 'LO..HI' to solve over");
 MLS_MSG(such_that, "expected 'such that' and a comparison");
 MLS_CLOSE(string_close, "expected '\"' to close the string");
 MLS_MSG(string_lit, "expected a string");
+MLS_MSG(top_group, "expected the group key after 'per' (an expression: `top 3 per acc`)");
 MLS_MSG(unary_expr, "expected an expression");
 MLS_MSG(unit_name, "expected a unit name");
 MLS_CLOSE(with_close, "expected '}' to close the update");
@@ -794,6 +795,7 @@ class Lowerer {
       if (!k || *k < 1 || find<g::unit_expr>(*n.children.at(0)))
         diags_.error(ErrorKind::sweep_decl, span(*n.children.at(0)), "'top' needs a positive whole number");
       b.top = k.value_or(1);
+      if (n.children.size() > 1) b.exprs.push_back(expr(*n.children.at(1)));  // `per EXPR`: the group key
     } else if (n.is_type<g::pareto_stmt>()) {
       b.kind = BK::pareto;
       for (const auto& c : n.children) {

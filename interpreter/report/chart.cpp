@@ -317,8 +317,11 @@ std::optional<Chart> search_chart(const Table& t) {
   if (!pareto && !xkey) return std::nullopt;
   auto shown = [&](std::size_t j, double si) { return in_unit(Num::of_double(si), t.objective_displays[j]).d; };
   Chart c;
-  c.title = t.name + (pareto ? ": the Pareto front among the evaluated points"
-                             : ": the best " + std::to_string(t.rows.size()) + " among the evaluated points");
+  // `top K per EXPR` ranks within each group: the ringed points are the best of each.
+  const std::string per = t.per.empty() ? "" : " per " + t.per;
+  c.title = t.name + (pareto ? ": the Pareto front" + per + " among the evaluated points"
+                             : ": the best " + std::to_string(t.per.empty() ? t.rows.size() : t.per_top) + per +
+                                   " among the evaluated points");
   c.x_name = pareto ? t.objective_names[0] : t.key_names[*xkey];
   c.x_unit = pareto ? t.objective_displays[0].unit : "";
   const std::size_t yj = pareto ? 1 : 0;

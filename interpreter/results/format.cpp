@@ -165,6 +165,11 @@ void assumption_block(std::string& out, const std::vector<AssumptionView>& as, c
 namespace {
 
 std::string table_counts(const Table& t) {
+  if (t.search && !t.per.empty())
+    return fmt::format("{}; {} point{} evaluated, {} infeasible, {} filtered; {} per {} shown, {} row{}", t.objective,
+                       t.evaluated, t.evaluated == 1 ? "" : "s", t.infeasible, t.filtered,
+                       t.per_top ? fmt::format("best {}", t.per_top) : std::string("front"), t.per, t.row_count,
+                       t.row_count == 1 ? "" : "s");
   if (t.search)
     return fmt::format("{}; {} point{} evaluated, {} infeasible, {} filtered; best {} shown", t.objective, t.evaluated,
                        t.evaluated == 1 ? "" : "s", t.infeasible, t.filtered, t.row_count);
@@ -545,9 +550,11 @@ class JsonSink : public RunSink, public RowTextSink {
     s += t.notes.empty() ? "]" : "\n     ]";
     if (t.search)
       s += fmt::format(
-          ",\n     \"search\": {{\"objective\": {}, \"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}, "
+          ",\n     \"search\": {{\"objective\": {}, {}\"evaluated\": {}, \"infeasible\": {}, \"filtered\": {}, "
           "\"errors\": [{}]}}",
-          json_string(t.objective), t.evaluated, t.infeasible, t.filtered, [&] {
+          json_string(t.objective),
+          t.per.empty() ? std::string() : fmt::format("\"per\": {}, \"per_top\": {}, ", json_string(t.per), t.per_top),
+          t.evaluated, t.infeasible, t.filtered, [&] {
             std::string e;
             for (const auto& [why, n] : t.errors)
               e += (e.empty() ? "" : ", ") + fmt::format("{{\"reason\": {}, \"count\": {}}}", json_string(why), n);

@@ -106,6 +106,11 @@ struct Table {
   // in order of first occurrence; they are counted in `infeasible` too.
   std::vector<std::pair<std::string, std::size_t>> errors;
   std::string objective;  // search: "maximize r.throughput"
+  // Search with `top K per EXPR`: EXPR's text (its group column's name), K (0: a Pareto front per
+  // group) and whether that column was added first (else the group is a shown column).
+  std::string per;
+  std::size_t per_top = 0;
+  bool per_column = false;
   // Searches with keep_search_points: each objective's text and display unit, and the feasible
   // points in enumeration order, the first kMaxSearchPoints of them (the rest counted).
   std::vector<std::string> objective_names;

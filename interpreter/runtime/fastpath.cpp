@@ -17,6 +17,7 @@
 #include "grammar/symbols.hpp"
 #include "interpreter/semantics/natives.hpp"
 #include "native_eval.hpp"
+#include "search_group.hpp"
 
 namespace mls::fast {
 
@@ -619,6 +620,7 @@ class Compiler {
         c_.binding_shapes.push_back(shape);
         env[static_cast<std::size_t>(b.slots[i])] = shape;
       }
+    std::optional<Slot> group;
     for (std::size_t idx = 0; idx < s.body.size(); ++idx) {
       const BodyItem& item = s.body[idx];
       switch (item.kind) {
@@ -640,9 +642,17 @@ class Compiler {
         case BK::pareto:
           for (const auto& x : item.exprs) c_.objectives.push_back(slot_of(expr(*x, env)));
           break;
-        case BK::top: break;
+        case BK::top:
+          // `top K per EXPR` with EXPR evaluated (search_group.hpp): a scalar, after the objectives.
+          if (!item.exprs.empty() && s.kind == SK::search && !search_group_key(s)) {
+            const CVal g = expr(*item.exprs[0], env);
+            if (!g.scalar()) throw Unsupported{"a `top ... per` group key that is a record but not a sweep variable"};
+            group = slot_of(g);
+          }
+          break;
       }
     }
+    if (group) c_.objectives.push_back(*group);
   }
 
  private:

@@ -17,6 +17,7 @@
 #include "interrupt.hpp"
 #include "notes.hpp"
 #include "ordered_map.hpp"
+#include "search_group.hpp"
 #include "search_rank.hpp"
 #include "solve.hpp"
 #include "sweep_points.hpp"
@@ -233,7 +234,7 @@ class SweepRunner {
       has_row_format_ = true;
     };
     Progress progress(opt_.progress && total >= 20000, t.name, total);
-    SearchRanking best(maximize_, pareto_, top_);  // searches: the best points so far
+    GroupedRanking best(maximize_, pareto_, top_, group_expr_ != nullptr);  // searches: the best points so far
 
     auto consume_compact = [&](CompactRows& rows, std::size_t first_point) {
       if (!begun) {
@@ -308,8 +309,9 @@ class SweepRunner {
         if (!t.search) {
           emit_row(o, first_point + k);
         } else if (o.feasible) {
+          const std::string group = take_group(o, domains, first_point + k);
           if (opt_.keep_search_points) keep_point(t, o, first_point + k);
-          best.offer(first_point + k, std::move(o));
+          best.offer(group, first_point + k, std::move(o));
         }
       }
       offer_row_format();
@@ -420,6 +422,7 @@ class SweepRunner {
         }
       if (item.kind == BK::top) top_ = static_cast<std::size_t>(item.top);
     }
+    describe_group(t);
     if (pts_.has_subject() && !t.search) t.cols.push_back(Column{"feasible", t_bool(), {}, s_.span});
     t.col_deps.assign(t.cols.size(), 0);
   }
@@ -661,7 +664,7 @@ class SweepRunner {
     const auto [first, last] = shard_points(opt_.shard_k, n, total);  // chunks c0..c1, as a merge reads them
     w.sweep(sym_name(s_.name), total, first, last);
     ShardCounts counts;
-    SearchRanking best(maximize_, pareto_, top_);
+    GroupedRanking best(maximize_, pareto_, top_, group_expr_ != nullptr);
     ShardPoint sp;
     auto consume = [&](std::vector<PointOut>& outs, CompactRows*, std::size_t first_point) {
       for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -679,7 +682,8 @@ class SweepRunner {
           std::swap(sp.cells, o.cells);
           w.point(sp);
         } else if (o.feasible) {
-          best.offer(first_point + i, std::move(o));
+          const std::string group = take_group(o, domains, first_point + i);
+          best.offer(group, first_point + i, std::move(o));
         }
       }
     };
@@ -701,7 +705,7 @@ class SweepRunner {
   // to the first chunk with rows); searches offer every shard's best to one ranking.
   template <typename Begin, typename Emit>
   void merge(std::size_t total, const std::vector<std::vector<std::vector<Value>>>& domains, Evaluator& ev, bool fast,
-             Table& t, std::vector<AssertOutcome>& asserts, SearchRanking& best, bool& begun, Begin& begin_table,
+             Table& t, std::vector<AssertOutcome>& asserts, GroupedRanking& best, bool& begun, Begin& begin_table,
              Emit& emit_row) {
     ShardReader& r = *opt_.shard_in;
     // Each part's points are checked against the table: a cell of the wrong kind or a missing
@@ -749,7 +753,11 @@ class SweepRunner {
       o.cells = std::move(sp.cells);
       o.objectives = std::move(sp.objectives);
       if (t.search) {
-        if (o.feasible) best.offer(sp.index, std::move(o));
+        // A part's point holds its group's cell already (the shard took it as a run does).
+        if (o.feasible) {
+          const std::string group = group_expr_ ? group_identity(o.cells[group_col_]) : std::string();
+          best.offer(group, sp.index, std::move(o));
+        }
         continue;
       }
       if (!index.empty() && sp.index / kChunk != index.front() / kChunk) flush();
@@ -767,6 +775,64 @@ class SweepRunner {
                                               "a part names an assert that '" + t.name + "' does not have")};
       asserts.push_back(pts_.failed_assert(s_.body[item], domains, i));
     }
+  }
+
+  // `top K per EXPR` (search_group.hpp): the group's column, first, named by EXPR's text (a
+  // record shows as its global name, a string column), unless a shown column of that name shows
+  // that same expression (the checker refuses one of that name showing anything else).
+  void describe_group(Table& t) {
+    group_expr_ = search_group(s_);
+    if (!group_expr_) return;
+    group_key_ = search_group_key(s_);
+    std::string name;
+    for (const char ch : p_.sources.slice(group_expr_->span))
+      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') name += ch;
+    t.per = name;
+    t.per_top = pareto_ ? 0 : top_;
+    for (std::size_t c = 0; c < t.cols.size(); ++c)
+      if (t.cols[c].name == name) {
+        group_col_ = c;
+        return;
+      }
+    TypeP type = ck_.expr_type(group_expr_);
+    if (!type || type->k == Type::K::record) type = t_str();
+    t.cols.insert(t.cols.begin(), Column{name, type, {}, group_expr_->span});
+    t.per_column = true;
+    group_col_ = 0;
+    group_added_ = true;
+  }
+
+  // A feasible search point's group: its key taken from the point's key or from after its
+  // objectives, checked (a whole number; a record with a name), put in its column when the table
+  // has one of its own, and returned as its identity. "" without groups.
+  std::string take_group(PointOut& o, const Domains& domains, std::size_t index) const {
+    if (!group_expr_) return {};
+    Value g;
+    if (group_key_) {
+      g = o.key[*group_key_];
+    } else {
+      g = std::move(o.objectives.back());
+      o.objectives.pop_back();
+    }
+    auto refuse = [&](const std::string& what) {
+      Diagnostic d = make_diagnostic(ErrorKind::search_group, group_expr_->span,
+                                     "the group key of `top " + std::to_string(top_) + " per " +
+                                         std::string(p_.sources.slice(group_expr_->span)) + "` is " + what);
+      d.help.push_back("in search '" + sym_name(s_.name) + "' at " + pts_.point_text(domains, index));
+      d.help.push_back("group by a record, a string, a bool or a whole number");
+      throw DiagnosticError{d};
+    };
+    if (g.k == Value::K::num && !(std::isfinite(g.n.d) && std::floor(g.n.d) == g.n.d && std::fabs(g.n.d) < 0x1p53))
+      refuse(format_value(g, Display{}) + ", not a whole number");
+    if (g.k == Value::K::record) {
+      const std::string label = record_label(g);
+      if (label.empty()) refuse("a record without a name (neither a global nor a `name` field)");
+      const DepSet d = g.deps;
+      g = Value::string(label, d);
+    }
+    std::string id = group_identity(g);
+    if (group_added_) o.cells.insert(o.cells.begin(), std::move(g));
+    return id;
   }
 
   void keep_point(Table& t, const PointOut& o, std::size_t index) const {
@@ -860,6 +926,10 @@ class SweepRunner {
   std::vector<TypeP> objective_types_;  // per objective (its display unit, for kept points)
   std::vector<bool> maximize_;
   std::size_t top_ = 5;
+  const Expr* group_expr_ = nullptr;      // `top K per EXPR`: EXPR (search_group.hpp)
+  std::optional<std::size_t> group_key_;  // ... when it is a sweep variable: its key position
+  std::size_t group_col_ = 0;             // ... its column
+  bool group_added_ = false;              // ... added for it (else a shown one)
 };
 
 }  // namespace

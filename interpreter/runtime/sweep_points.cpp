@@ -7,6 +7,7 @@
 
 #include "grammar/symbols.hpp"
 #include "interpreter/results/format.hpp"
+#include "search_group.hpp"
 
 namespace mls {
 
@@ -15,8 +16,12 @@ SweepPoints::SweepPoints(Program& p, const Stmt& s) : p_(p), s_(s) {
     offset_.push_back(key_width_);
     key_width_ += b.names.size();
   }
-  for (const auto& item : s_.body)
+  for (std::size_t i = 0; i < s_.body.size(); ++i) {
+    const BodyItem& item = s_.body[i];
     if (item.kind == BK::subject) has_subject_ = true;
+    if (item.kind == BK::top && !item.exprs.empty() && s_.kind == SK::search && !search_group_key(s_))
+      group_item_ = static_cast<std::ptrdiff_t>(i);
+  }
 }
 
 std::string SweepPoints::point_text(const std::vector<std::vector<std::vector<Value>>>& domains,
@@ -164,7 +169,7 @@ void SweepPoints::point_reusing(Evaluator& ev, const Domains& domains, std::size
   const DepSet fast_deps = fast ? ev.overflow_deps() : 0;
   for (std::size_t i = 0; i < nbody; ++i) {
     const BodyItem& item = s_.body[i];
-    if (item.kind == BK::top) continue;
+    if (item.kind == BK::top && static_cast<std::ptrdiff_t>(i) != group_item_) continue;
     std::vector<Value>& vals = st.values[i];
     if (st.valid[i] && (st.stale[i] & item_mask_[i]) == 0 && st.cost[i] < Evaluator::steps_left()) {
       ev.charge(st.cost[i], item.span);
@@ -211,6 +216,8 @@ void SweepPoints::point_reusing(Evaluator& ev, const Domains& domains, std::size
       case BK::top: break;
     }
   }
+  // A group key follows the objectives wherever `top ... per` stands in the body.
+  if (group_item_ >= 0) o.objectives.push_back(st.values[static_cast<std::size_t>(group_item_)][0]);
   if (has_subject_ && s_.kind == SK::sweep) o.cells.push_back(Value::boolean(o.feasible));
 }
 

@@ -341,6 +341,9 @@ class SweepPoints {
   Program& p_;
   const Stmt& s_;
   bool has_subject_ = false;
+  // The body item of a `top K per EXPR` whose EXPR is evaluated (not a sweep variable read from
+  // the key, search_group.hpp): its value follows the objectives. -1: none.
+  std::ptrdiff_t group_item_ = -1;
   std::size_t key_width_ = 0;             // values per sweep point (zip bindings contribute several)
   std::vector<std::size_t> offset_;       // per binding: its first key position
   std::vector<std::uint64_t> item_mask_;  // per body item: the bindings it depends on (point_reusing)

@@ -567,6 +567,41 @@ void Checker::show_items(std::vector<ShowItem>& items, Env& env, bool scalar_onl
   }
 }
 
+// `top K per EXPR`: EXPR names a group, one row of the table's group column per kept point: a
+// record (shown by its global name), a string, a bool or a whole number (a count: no dimension;
+// whole is checked at run time). Its column is named by EXPR's text: a shown column of that
+// name must show EXPR itself (it then is the group's column).
+void Checker::top_group(const Stmt& s, Expr& g, Env& env) {
+  TypeP t = expr(g, env);
+  note_expr(&g, t);  // its type, for the group's column (runtime/sweep)
+  if (is_loose(*t)) return;
+  const bool ok = t->k == Type::K::record || t->k == Type::K::str || t->k == Type::K::boolean ||
+                  (t->k == Type::K::num && t->dim.none());
+  if (!ok) {
+    auto& d = error(ErrorKind::search_group, g.span,
+                    "a group key (`top K per EXPR`) is a record, a string, a bool or a whole number, got " +
+                        (t->k == Type::K::num ? "a quantity in " + dim_text(t) : kind_word(*t)),
+                    env);
+    d.help.push_back(t->k == Type::K::num ? "group by a count, or by the record or string it comes from"
+                                          : "group by one of its fields, or by the sweep variable it comes from");
+    return;
+  }
+  auto compact = [&](const Expr& e) {
+    std::string out;
+    for (const char ch : p_.sources.slice(e.span))
+      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') out += ch;
+    return out;
+  };
+  const std::string name = compact(g);
+  for (const auto& item : s.body)
+    if (item.kind == BK::show)
+      for (const auto& sh : item.shows)
+        if (sh.label == name && (t->k == Type::K::record || compact(*sh.expr) != name))
+          error(ErrorKind::search_group, sh.span,
+                "the column '" + name + "' is the group's (`per " + name + "`), but it shows something else", env)
+              .help.push_back("rename this column (`show other = ...`), or show `" + name + "` itself");
+}
+
 void Checker::sweep(Stmt& s) {
   Env env;
   env.slots.assign(static_cast<std::size_t>(s.nslots), t_error());
@@ -642,6 +677,7 @@ void Checker::sweep(Stmt& s) {
         break;
       case BK::top:
         if (s.kind == SK::sweep) error(ErrorKind::sweep_decl, item.span, "`top` belongs in a `search`", env);
+        if (!item.exprs.empty()) top_group(s, *item.exprs[0], env);
         break;
     }
   }

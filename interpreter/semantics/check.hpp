@@ -107,6 +107,7 @@ class Checker {
   std::vector<std::pair<std::pair<const Expr*, int>, int>> call_undo_;
   void note_show(const ShowItem* s, TypeP t);
   void note_expr(const Expr* e, TypeP t);
+  void top_group(const Stmt& s, Expr& g, Env& env);
   void note_call(const Expr* call, int caller, int inst);
   std::size_t inst_depth_ = 0;
   std::size_t inst_count_ = 0;               // instantiations made so far (bounded: see check.cpp)

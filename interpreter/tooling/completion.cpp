@@ -14,10 +14,10 @@ namespace mls {
 
 namespace {
 
-const char* const kKeywords[] = {"let",    "set",    "use", "preset", "show",    "assert",   "sweep",
-                                 "search", "over",   "in",  "where",  "subject", "maximize", "minimize",
-                                 "top",    "pareto", "if",  "then",   "else",    "match",    "with",
-                                 "and",    "or",     "not", "true",   "false",   "zip"};
+const char* const kKeywords[] = {"let",    "set",  "use",    "preset", "show",    "assert",   "sweep",
+                                 "search", "over", "in",     "where",  "subject", "maximize", "minimize",
+                                 "top",    "per",  "pareto", "if",     "then",    "else",     "match",
+                                 "with",   "and",  "or",     "not",    "true",    "false",    "zip"};
 
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }

@@ -421,9 +421,13 @@ std::optional<Explanation> explain_cell(Asked& a, const RunResult& r, const std:
         if (fast && v.k == Value::K::num) v.n = Num::of_double(v.n.d);
         slots[static_cast<std::size_t>(b.slots[i])] = v;
       }
-    // The column's expression, or the subject-to conditions for the `feasible` column.
+    // The column's expression (a search's first column may be its `top K per EXPR` group, EXPR),
+    // or the subject-to conditions for the `feasible` column.
     std::vector<const Expr*> target;
-    std::size_t shown = 0;
+    std::size_t shown = t.per_column ? 1 : 0;
+    if (t.per_column && c == 0)
+      for (const auto& item : sw->body)
+        if (item.kind == BK::top && !item.exprs.empty()) target.push_back(item.exprs[0].get());
     for (const auto& item : sw->body)
       if (item.kind == BK::show)
         for (const auto& sh : item.shows)
