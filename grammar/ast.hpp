@@ -313,6 +313,14 @@ struct Module {
   // Names of `let` statements that failed to parse: uses of them are not reported as unknown
   // (the parse error already explains them).
   std::vector<Sym> broken;
+  // The text skipped after each syntax error, from the failed statement's start to where parsing
+  // resumed (an editor tells from it what the broken statement could change); `rest`: parsing
+  // stopped there after too many errors, and the span runs to the end of the file.
+  struct Skipped {
+    Span span;
+    bool rest = false;
+  };
+  std::vector<Skipped> skipped;
 };
 
 }  // namespace mls

@@ -1214,6 +1214,8 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
                  "more than " + std::to_string(kMaxParseErrors) + " syntax errors: parsing stopped at line " +
                      std::to_string(f.locate(static_cast<std::uint32_t>(pos)).line))
           .help.push_back("is this an mls file?");
+      m.skipped.push_back(
+          {Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(f.text.size())}, true});
       break;
     }
     auto r = run<g::one_statement>(f, pos, st);
@@ -1221,7 +1223,9 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
       ++errors;
       report(diags, f, file, pos, r.error_pos, r.failure, r.message);
       if (auto name = let_name(f.text, pos)) m.broken.push_back(intern(*name));
-      pos = skip_ws(f, resync(f, r.error_pos), st);
+      const std::size_t resume = resync(f, r.error_pos);
+      m.skipped.push_back({Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(resume)}});
+      pos = skip_ws(f, resume, st);
       continue;
     }
     if (!r.root || r.root->children.empty() || r.end <= pos) {
@@ -1230,7 +1234,9 @@ Module parse_module(const Sources& src, FileId file, Diagnostics& diags) {
       diags.error(ErrorKind::parse_syntax,
                   Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1)},
                   "expected a statement (let, show, sweep, ...), got " + got);
-      pos = skip_ws(f, resync(f, pos), st);
+      const std::size_t resume = resync(f, pos);
+      m.skipped.push_back({Span{file, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(resume)}});
+      pos = skip_ws(f, resume, st);
       continue;
     }
     m.stmts.push_back(low.statement(*r.root->children.front()));

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check_lsp.py — drives `mls lsp` with a scripted client (issue #17): initialize, diagnostics with
 their ranges (UTF-16 columns too), hover on a let, a shown value and a sweep column (value, unit,
-assumptions), a hover that refuses to evaluate a huge sweep, definition into stdlib/, references,
+assumptions), hover in a document with errors (what they do not reach is evaluated), a hover that
+refuses to evaluate a huge sweep, definition into stdlib/, references,
 completion after `H100.`, document symbols, the did-you-mean code action, malformed input of every
 kind (framing, JSON, ids, unknown methods, bad and out-of-range positions) and both exit codes.
 
@@ -159,6 +160,17 @@ BAD = """let x = H10
 UTF16 = """show s = "\U0001F600\u00e9", bad = nope
 """
 
+# Typing `H100.` (the text does not parse) and a function with a dimension error: hover evaluates
+# what neither reaches (issue 36).
+ERRS = """let a = 2 * 3
+let b = H100.
+let c = b + 1
+let f(x) = x + 1 s
+let g(x) = x * 2
+let p = f(3)
+let q = g(3)
+"""
+
 HUGE_SWEEP = """sweep big over a in 1..2000000 {
   show a, b = a * 2
 }
@@ -259,6 +271,27 @@ def main():
     r = c.request("textDocument/completion", at(good, 2, 12))  # `let mem = H1|`
     labels = [i["label"] for i in (r.get("result") or {}).get("items", [])]
     check("H100" in labels, "completion of H1: %r" % labels[:20])
+
+    # While the document has errors, hover evaluates what they do not reach, and says which error
+    # reaches the rest.
+    errs = "file://" + os.path.join(tmp, "errs.mls")
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": errs, "languageId": "mls", "version": 1, "text": ERRS}})
+    ds = c.diagnostics(errs)
+    check(len(ds) == 2, "errs.mls: a parse error and a dimension error: %r" % ds)
+
+    def hover_in(uri, line, ch):
+        r = c.request("textDocument/hover", at(uri, line, ch))
+        return (r.get("result") or {}).get("contents", {}).get("value", "")
+
+    h = hover_in(errs, 0, 4)
+    check("`6`" in h and "not evaluated" not in h, "hover on a clean let in a document with errors: %r" % h)
+    h = hover_in(errs, 2, 4)
+    check("not evaluated: depends on `b` (line 2), which has an error" in h, "hover on a let reading `b`: %r" % h)
+    h = hover_in(errs, 6, 4)
+    check("`6`" in h, "hover on a let calling a clean function: %r" % h)
+    h = hover_in(errs, 5, 4)
+    check("not evaluated: depends on `f` (line 4), which has an error" in h,
+          "hover on a let calling the erroneous function: %r" % h)
 
     # A huge sweep is not evaluated on hover.
     big = "file://" + os.path.join(tmp, "big.mls")

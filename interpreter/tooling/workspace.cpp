@@ -125,6 +125,41 @@ namespace {
 // Renew the base after this many analyses (what rollback keeps grows a little with each).
 constexpr std::size_t kAnalysesPerBase = 256;
 
+// A document with errors (issue 36): what they reach, and the choices configured from the clean
+// `use`, `set` and `preset` statements alone, so the rest evaluates as without the errors. A
+// choice the configuration refuses (a `use` of a choice that does not exist) is an error of its
+// own: it joins the others and the clean choices are configured again. Those errors are not
+// published (the diagnostics stay those of `mls check`, which configures only a checked file).
+void configure_clean(Core& core, Workspace::Analysis& an) {
+  Program& p = core.session().prog;
+  const std::size_t reported = p.diags.size();
+  struct Unreport {
+    Diagnostics& d;
+    std::size_t n;
+    ~Unreport() { d.truncate(n); }
+  } unreport{p.diags, reported};
+  an.reach = std::make_unique<ErrorReach>(p, an.first_diag);
+  std::string why = "the document has errors";
+  for (int round = 0; round < 4; ++round) {
+    // configure() reads the main statements' choices: for now, the clean ones only.
+    struct Restore {
+      Program& p;
+      std::vector<Stmt*> all;
+      ~Restore() { p.main_stmts = std::move(all); }
+    } restore{p, p.main_stmts};
+    p.main_stmts = an.reach->clean_choices();
+    const std::size_t before = p.diags.size();
+    if (core.configure(Selection{})) {
+      an.cfg = core.config();
+      return;
+    }
+    if (p.diags.size() == before) break;
+    why = "the choices cannot be configured: " + p.diags.items()[before].message;
+    an.reach = std::make_unique<ErrorReach>(p, an.first_diag);
+  }
+  an.no_config = why;
+}
+
 }  // namespace
 
 Workspace::Analysis* Workspace::analysis(const std::string& raw) {
@@ -160,6 +195,7 @@ Workspace::Analysis* Workspace::analysis(const std::string& raw) {
       if (p.main_file != kNoFile && b.core.check() && b.core.configure(Selection{})) an->cfg = b.core.config();
     }
     an->ok = an->ok && an->cfg && !p.diags.has_errors();
+    if (b.ok && p.main_file != kNoFile && !an->ok) configure_clean(b.core, *an);
   } catch (const std::bad_alloc&) {
     p.diags.error(ErrorKind::limit_memory, Span{}, "out of memory while checking the document");
   }

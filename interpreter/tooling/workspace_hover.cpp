@@ -158,13 +158,41 @@ std::string first_line(const Program& p, Span s) {
   return compact_text(t.substr(0, t.find('\n')), 120);
 }
 
+// Why a value is not evaluated ("" when it is). In a document with errors, a value is evaluated
+// unless one of them reaches it (error_reach.hpp): it then names the nearest. `t` is its type, an
+// error type is one more reason (an error the checker reported once, for another statement).
+std::string unevaluated(const Workspace::Analysis& an, const std::optional<ErrorCause>& cause, const Stmt* self,
+                        const TypeP& t) {
+  constexpr const char* kErrors = "not evaluated (the document has errors)";
+  if (!an.reach) return an.cfg ? "" : kErrors;
+  if (cause) {
+    const Program& p = an.s->prog;
+    if (!cause->at.valid()) return kErrors;
+    const SourceFile& f = p.sources.get(cause->at.file);
+    const std::uint32_t line = f.shown_line(f.locate(cause->at.begin).line);
+    const std::string where =
+        cause->at.file == p.main_file ? fmt::format("line {}", line) : fmt::format("{}:{}", f.name, line);
+    if (self && cause->at.begin == self->span.begin && cause->at.file == self->span.file)
+      return fmt::format("not evaluated: it has an error ({})", where);
+    if (cause->everything)
+      return fmt::format("not evaluated: {} ({}) has an error, and it could change any value", cause->what, where);
+    return fmt::format("not evaluated: depends on {} ({}), which has an error", cause->what, where);
+  }
+  if (!an.cfg)
+    return "not evaluated (" + (an.no_config.empty() ? std::string("the document has errors") : an.no_config) + ")";
+  if (t && (t->k == Type::K::error || t->k == Type::K::pending)) return kErrors;
+  return "";
+}
+
 std::string global_md(Workspace::Analysis& an, std::uint32_t g, const WorkspaceLimits& lim) {
   Program& p = an.s->prog;
   const GlobalDef& def = p.globals[g];
   std::string md = "**" + sym_name(def.name) + "**";
   if (const std::string t = type_md(p, def.type); !t.empty()) md += ": " + t;
   if (def.stdlib) md += " (stdlib)";
-  if (!an.cfg) return md + "\n\nnot evaluated (the document has errors)";
+  const std::string no = unevaluated(an, an.reach ? an.reach->cause_of_global(g) : std::nullopt, def.stmt,
+                                     def.type ? def.type : t_error());
+  if (!no.empty()) return md + "\n\n" + no + doc_comment(p, def.stmt ? def.stmt->span : Span{});
   std::optional<Value> v;
   const std::string why = bounded(lim, [&] {
     Evaluator ev(p, *an.cfg, true);
@@ -181,7 +209,8 @@ std::string shown_md(Workspace::Analysis& an, const Stmt& st, const ShowItem& si
   const TypeP t = an.s->ck.show_type(&si);
   std::string md = "**show " + si.label + "**";
   if (const std::string ts = type_md(p, t); !ts.empty()) md += ": " + ts;
-  if (!an.cfg) return md + "\n\nnot evaluated (the document has errors)";
+  const std::string no = unevaluated(an, an.reach ? an.reach->cause(st) : std::nullopt, &st, t ? t : t_error());
+  if (!no.empty()) return md + "\n\n" + no;
   std::optional<Value> v;
   const std::string why = bounded(lim, [&] {
     Evaluator ev(p, *an.cfg, true);
@@ -197,7 +226,14 @@ std::string column_md(Workspace::Analysis& an, const Stmt& st, const std::string
   Program& p = an.s->prog;
   std::string md =
       "**" + label + "**: column of " + std::string(st.kind == SK::search ? "search " : "sweep ") + sym_name(st.name);
-  if (!an.cfg) return md + "\n\nnot evaluated (the document has errors)";
+  // Every column's type: an error type in one (reported once, elsewhere) stops the run.
+  TypeP worst = t_bool();
+  for (const BodyItem& b : st.body)
+    for (const ShowItem& si : b.shows)
+      if (const TypeP t = an.s->ck.show_type(&si); !t || t->k == Type::K::error || t->k == Type::K::pending)
+        worst = t_error();
+  const std::string no = unevaluated(an, an.reach ? an.reach->cause(st) : std::nullopt, &st, worst);
+  if (!no.empty()) return md + "\n\n" + no;
   RunOptions opt;
   opt.max_points = lim.hover_points;
   opt.threads = 1;
@@ -241,11 +277,19 @@ std::string convention_md(Workspace::Analysis& an, int ci) {
   const ConventionDef& c = p.conventions[static_cast<std::size_t>(ci)];
   std::string md = "**convention " + sym_name(c.name) + "**";
   if (!c.stmt->str.empty()) md += " — " + c.stmt->str;
-  const int current = an.cfg ? an.cfg->conv[static_cast<std::size_t>(ci)].choice : c.default_choice;
+  // A choice an error reaches (`use hfu = nonsense`) is not known: none is marked current.
+  const auto cause = an.reach ? an.reach->cause_of_convention(static_cast<std::uint32_t>(ci)) : std::nullopt;
+  const int current = cause || (an.reach && !an.cfg) ? -1
+                      : an.cfg                       ? an.cfg->conv[static_cast<std::size_t>(ci)].choice
+                                                     : c.default_choice;
   for (std::size_t k = 0; k < c.stmt->choices.size(); ++k) {
     const Choice& ch = c.stmt->choices[k];
     md += fmt::format("\n- {}`{}` {}{}", static_cast<int>(k) == current ? "**current** " : "", sym_name(ch.name),
                       ch.description, static_cast<int>(k) == c.default_choice ? " (default)" : "");
+  }
+  if (current < 0) {
+    const std::string no = unevaluated(an, cause, nullptr, nullptr);  // "not evaluated: depends on ..."
+    md += "\n\nno current choice" + no.substr(std::string_view("not evaluated").size());
   }
   return md;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "driver.hpp"
+#include "error_reach.hpp"
 #include "session.hpp"
 #include "workspace.hpp"
 #include "workspace_find.hpp"
@@ -28,8 +29,12 @@ struct Workspace::Base {
 struct Workspace::Analysis {
   Session* s = nullptr;  // the base session, holding this document
   std::string path;
-  bool ok = false;               // loaded and checked without errors
-  const Config* cfg = nullptr;   // the scenario's choices (configured with the analysis; null: not)
+  bool ok = false;              // loaded and checked without errors
+  const Config* cfg = nullptr;  // the scenario's choices (configured with the analysis; null: not)
+  // A document with errors: what they reach (the rest is evaluated, under `cfg` built from the
+  // clean choices only), and why there are no choices when none could be built.
+  std::unique_ptr<ErrorReach> reach;
+  std::string no_config;
   const Module* main = nullptr;  // the document's statements (null: it did not load)
   std::size_t first_diag = 0;    // the document's diagnostics start here (after the prelude's)
   [[nodiscard]] std::string_view text() const { return s->prog.sources.get(s->prog.main_file).text; }

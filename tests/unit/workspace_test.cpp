@@ -105,3 +105,56 @@ TEST_CASE("completion offers the document's names and the fields of its records"
   CHECK(std::find(c.labels.begin(), c.labels.end(), "budget") != c.labels.end());
   CHECK(c.replace == TextRange{{2, 8}, {2, 10}});
 }
+
+TEST_CASE("hover in a document with errors evaluates what the errors do not reach") {
+  Workspace ws;
+  const std::string p = "/virtual/e.mls";
+  // Typing `H100.`: the document does not parse, and `a` does not depend on it.
+  ws.open(p, "let a = 2 * 3\nlet b = H100.\nlet c = b + 1\n");
+  REQUIRE(!ws.diagnostics(p).empty());
+  auto h = ws.hover(p, TextPos{0, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("`6`") != std::string::npos);
+  CHECK(h->markdown.find("not evaluated") == std::string::npos);
+  h = ws.hover(p, TextPos{2, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("not evaluated: depends on `b` (line 2), which has an error") != std::string::npos);
+  // An error in a function: its caller is not evaluated, a let that calls another function is.
+  ws.open(p, "let f(x) = x + 1 s\nlet g(x) = x * 2\nlet p = f(3)\nlet q = g(3)\nshow shown = q * 2\n");
+  h = ws.hover(p, TextPos{3, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("`6`") != std::string::npos);
+  h = ws.hover(p, TextPos{2, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("not evaluated: depends on `f` (line 1), which has an error") != std::string::npos);
+  h = ws.hover(p, TextPos{0, 4});
+  REQUIRE(h);
+  h = ws.hover(p, TextPos{4, 6});
+  REQUIRE(h);
+  CHECK(h->markdown.find("`12`") != std::string::npos);
+}
+
+TEST_CASE("hover in a document whose choices cannot all be configured") {
+  Workspace ws;
+  const std::string p = "/virtual/f.mls";
+  // The configuration refuses the `use`: what reads the convention is not evaluated, the rest is,
+  // under the clean choices (the `set`).
+  ws.open(p,
+          "use hfu = nonsense\nlet x = 2 GB\nset x = 4 GB\nlet y = x * 2\n"
+          "let mine = match hfu { palm => 1, _ => 2 }\n");
+  const auto ds = ws.diagnostics(p);
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].code == "convention.choice");
+  auto h = ws.hover(p, TextPos{3, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("`8 GB`") != std::string::npos);
+  CHECK(h->markdown.find("x = 4 GB") != std::string::npos);  // the set applies
+  h = ws.hover(p, TextPos{4, 4});
+  REQUIRE(h);
+  CHECK(h->markdown.find("not evaluated: depends on `use hfu = nonsense` (line 1), which has an error") !=
+        std::string::npos);
+  h = ws.hover(p, TextPos{0, 5});  // the convention: no choice is current
+  REQUIRE(h);
+  CHECK(h->markdown.find("**current**") == std::string::npos);
+  CHECK(h->markdown.find("no current choice: depends on `use hfu = nonsense`") != std::string::npos);
+}
