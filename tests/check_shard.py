@@ -2,8 +2,8 @@
 """check_shard.py — scale-out: `mls run FILE --shard K/N --format json --out part_K.json` for
 K = 1..N, then `mls merge part_*.json --format F` must print exactly the bytes (and exit code)
 of one `mls run FILE --format F`, for every format, for a sweep (binary64 and exact), a top-K
-search and a Pareto search, top K and Pareto fronts per group (`top K per EXPR`), with more shards
-than chunks too. Broken merges must fail with
+search and a Pareto search, top K and Pareto fronts per group (`top K per EXPR`), compiled sweeps
+and searches over records (each column's assumptions), with more shards than chunks too. Broken merges must fail with
 error[merge.part] (exit 65): a missing part, a part from another run, a truncated part, and
 forty damaged parts (fixed seed) must each give that error or, if harmless, the right bytes.
 Forged parts (issue 38, items 3 and 12), with the digest at their end recomputed so that only the
@@ -43,10 +43,13 @@ def main():
         ("search_top_per.mls", ["--exact-limit", "100000"], 5),
         ("search_top_per_compiled.mls", ["--exact-limit", "0"], 4),
         ("search_top_per_compiled.mls", ["--exact-limit", "0"], 40),
+        # compiled sweeps over records: each column's assumptions hold every record's in each part
+        ("sweep_records.mls", ["--exact-limit", "0"], 2),
+        ("sweep_records.mls", ["--exact-limit", "0"], 3),
     ]
     with tempfile.TemporaryDirectory() as d:
         for name in ["sweep.mls", "search_top.mls", "search_pareto.mls", "search_top_per.mls",
-                     "search_top_per_compiled.mls"]:
+                     "search_top_per_compiled.mls", "sweep_records.mls"]:
             with open(os.path.join(tests, "shard", name), "rb") as src, open(os.path.join(d, name), "wb") as dst:
                 dst.write(src.read())
         for name, extra, n in cases:

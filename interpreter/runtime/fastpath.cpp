@@ -720,6 +720,7 @@ std::unique_ptr<SweepProgram> SweepProgram::compile(Program& p, const Config& cf
       std::fprintf(stderr, "optimised: %zu -> %zu instructions (%zu common, %zu copies, %zu folded, %zu dead)\n",
                    opt.before, opt.after, opt.cse, opt.copies, opt.folded, opt.dead);
     comp.masks();
+    key_classes(domains, *sp->c_);
     if (std::getenv("MLS_DEBUG_FAST_CODE")) dump(*sp->c_, stderr);
   } catch (const Unsupported& u) {
     why_not = u.why;

@@ -1,9 +1,11 @@
 // fastpath.hpp — large sweeps compiled to straight-line binary64 register code.
 // After checking, a sweep body's types and the configuration are fixed, so records flatten
 // into registers, calls inline, conventions fold and only numbers remain. Provenance is not
-// tracked per point: it depends only on which branches were taken (the point's signature),
-// so it is computed once per signature by the tree-walking evaluator, which also re-checks
-// the compiled values bit for bit.
+// tracked per point: it depends only on which branches were taken (the point's signature) and
+// on which assumption atoms the sweep variables' values carry (their provenance classes: two
+// records, or two numbers from different parameters, read different atoms on the same
+// branches), so it is computed once per signature and classes by the tree-walking evaluator,
+// which also re-checks the compiled values bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -224,6 +226,13 @@ class SweepProgram {
   [[nodiscard]] const std::string& string_of(double id) const;
   [[nodiscard]] double read(const Slot& s, const PointRun& r) const { return s.constant ? s.value : r.regs[s.reg]; }
   [[nodiscard]] std::size_t instructions() const;
+
+  // The provenance classes of a point's sweep variables, as bytes the runner appends to its
+  // branch signature (0 bytes when every value of each variable carries the same provenance,
+  // as numbers from literals and ranges do): written from the point's picks, the element of
+  // each binding's domain it takes.
+  [[nodiscard]] std::size_t class_bytes() const;
+  void write_classes(const std::vector<std::size_t>& pick, std::uint8_t* out) const;
 
  private:
   const Schedule& schedule_for(std::uint64_t dirty, PointRun& out, std::uint64_t skip = 0) const;

@@ -49,6 +49,14 @@ inline const CVal* CVal::field(Sym s) const {
   return nullptr;
 }
 
+// The provenance classes of one sweep variable's values (fastpath_classes.cpp): value i of
+// binding `binding` is in class of[i], written in `bytes` bytes after the branch signature.
+struct KeyClass {
+  std::size_t binding = 0;
+  std::uint8_t bytes = 1;
+  std::vector<std::uint32_t> of;
+};
+
 struct Compiled {
   std::vector<Ins> code;
   std::vector<Region> regions;
@@ -64,7 +72,12 @@ struct Compiled {
   std::vector<CVal> binding_shapes;  // per sweep variable, in key order
   std::vector<Slot> cells, objectives, feasibility;
   std::vector<std::pair<Slot, std::size_t>> asserts;
+  std::vector<KeyClass> key_classes;  // the bindings whose values' provenance differs
+  std::size_t class_bytes = 0;        // their classes' bytes in all
 };
+
+// Finds the bindings whose values carry different provenance (fastpath_classes.cpp).
+void key_classes(const std::vector<std::vector<std::vector<Value>>>& domains, Compiled& c);
 
 // Writes a binding value's leaves into the registers of its shape (fastpath.cpp).
 void bind(const CVal& shape, const Value& v, const Compiled& c, double* r);

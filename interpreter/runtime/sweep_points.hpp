@@ -174,7 +174,8 @@ struct EvalRun {
   std::vector<std::vector<Value>> values;    // per body item: what it evaluated to
 };
 
-// A worker's branch signatures (bytes, one per branch site) -> their cells' provenance, looked
+// A worker's branch signatures (bytes, one per branch site, then the sweep variables' provenance
+// classes where they differ: SweepProgram::class_bytes) -> their cells' provenance, looked
 // up by a view of the signature's bytes: a point whose branches differ from its predecessor's
 // (about one in eight on bench/e2_bench.mls) then costs a hash, not a string and a map node
 // allocated and freed.
@@ -223,7 +224,8 @@ struct PointScratch {
     const std::vector<DepSet>* deps = nullptr;
   };
   std::array<RecentSig, 4> recent;
-  std::size_t recent_next = 0;  // the entry replaced next
+  std::size_t recent_next = 0;         // the entry replaced next
+  std::vector<std::uint8_t> full_sig;  // a signature with its provenance classes (provenance_sig)
   // Whether the program whose rows this worker last wrote (heads_of) has no subject-to
   // condition and no assert: a lane's head is then its provenance alone (point_out).
   const void* heads_of = nullptr;
@@ -335,6 +337,8 @@ class SweepPoints {
   template <typename Row>
   void write_row(Row& row, const fast::SweepProgram& prog, const fast::PointRun& run, std::size_t lane,
                  PointScratch& scratch, const std::vector<DepSet>& deps, bool feasible) const;
+  static const std::uint8_t* provenance_sig(const fast::SweepProgram& prog, const fast::PointRun& run, std::size_t lane,
+                                            PointScratch& scratch, std::size_t& n);
   static void remember_last(fast::PointRun& run, PointScratch& scratch, const std::uint8_t* sig, std::size_t nsig,
                             const std::vector<DepSet>* deps);
 

@@ -47,17 +47,18 @@ CompactRows::Meta& last_point_head(const SweepPoints::Dest& dest, const fast::Po
 // error is reported at). A head whose point has the signature of the lane before it (no
 // max/min/clamp arm differs between them), in a body without asserts, takes that lane's
 // provenance, which the head before found or took (it left it as run.last_deps, as point_out
-// would find it again).
+// would find it again) — unless the sweep variables' provenance classes may differ between
+// the lanes (point_out compares those too).
 void SweepPoints::lane_heads(Evaluator& ev, const fast::SweepProgram& prog, const Domains& domains, std::size_t index,
                              std::size_t n, fast::PointRun& run, PointScratch& scratch, CompactRows& rows,
                              std::size_t r0, std::size_t& at) {
   const std::vector<fast::Slot>& feasibility = prog.feasibility();
-  const bool no_asserts = prog.asserts().empty();
+  const bool as_prev = prog.asserts().empty() && prog.class_bytes() == 0;
   for (std::size_t l = 1; l < n; ++l) {
     at = index + l;
     lane_step(domains, run, index + l);
     const Dest dest{nullptr, &rows, r0 + l, true};
-    if ((run.lanes_same_prev >> l & 1) && run.last_deps && no_asserts) {
+    if ((run.lanes_same_prev >> l & 1) && run.last_deps && as_prev) {
       CompactRows::Meta& m = last_point_head(dest, run);
       for (const auto& f : feasibility)
         if (prog.read(f, run, l) == 0) m.flags |= CompactRows::infeasible;
@@ -100,8 +101,8 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
   }
   if (dest.head_only && lane != kNoLane && scratch.plain_heads && run.status != fast::Status::bail &&
       run.status != fast::Status::filtered && run.last_deps) {
-    const std::size_t nsig = run.sig.size();
-    const std::uint8_t* const sig_at = fast::SweepProgram::signature(run, lane);
+    std::size_t nsig = 0;
+    const std::uint8_t* const sig_at = provenance_sig(prog, run, lane, scratch, nsig);
     const std::vector<DepSet>* deps = nullptr;
     if (run.last_sig.size() == nsig && same_bytes(sig_at, run.last_sig.data(), nsig)) {
       deps = static_cast<const std::vector<DepSet>*>(run.last_deps);
@@ -118,6 +119,23 @@ void SweepPoints::point_out(Evaluator& ev, const fast::SweepProgram& prog, const
     }
   }
   point_out_full(ev, prog, domains, index, run, lane, scratch, dest);
+}
+
+// The bytes a point's provenance is cached under: its branch signature (run's, or lane `lane`'s
+// of the last run_lanes) and, where the values of a sweep variable carry different provenance
+// (records, numbers from different parameters), their classes, from run.last_pick (the point's
+// picks: every path to point_out leaves them there). `n` receives their length.
+const std::uint8_t* SweepPoints::provenance_sig(const fast::SweepProgram& prog, const fast::PointRun& run,
+                                                std::size_t lane, PointScratch& scratch, std::size_t& n) {
+  const std::uint8_t* const sig = lane == kNoLane ? run.sig.data() : fast::SweepProgram::signature(run, lane);
+  n = run.sig.size();
+  const std::size_t extra = prog.class_bytes();
+  if (extra == 0) return sig;
+  scratch.full_sig.resize(n + extra);
+  std::copy_n(sig, n, scratch.full_sig.data());
+  prog.write_classes(run.last_pick, scratch.full_sig.data() + n);
+  n += extra;
+  return scratch.full_sig.data();
 }
 
 // This worker's last signature becomes `sig` (nsig bytes) with provenance `deps`; the one it
@@ -341,8 +359,8 @@ void SweepPoints::start_row(const fast::PointRun& run, const Dest& dest) {
 const std::vector<DepSet>* SweepPoints::signature_deps(Evaluator& ev, const fast::SweepProgram& prog,
                                                        const Domains& domains, std::size_t index, fast::PointRun& run,
                                                        std::size_t lane, PointScratch& scratch) {
-  const std::uint8_t* const sig_at = lane == kNoLane ? run.sig.data() : fast::SweepProgram::signature(run, lane);
-  const std::size_t nsig = run.sig.size();
+  std::size_t nsig = 0;
+  const std::uint8_t* const sig_at = provenance_sig(prog, run, lane, scratch, nsig);
   // The previous point of this worker usually took the same branches.
   const std::vector<DepSet>* deps = nullptr;
   if (run.last_deps && run.last_sig.size() == nsig && same_bytes(sig_at, run.last_sig.data(), nsig))
