@@ -81,9 +81,7 @@ std::vector<std::pair<std::size_t, PointOut>> GroupedRanking::take_ranked() {
 }
 
 std::vector<std::pair<std::size_t, PointOut>> GroupedRanking::take_in_order() {
-  std::vector<std::pair<std::size_t, PointOut>> out = take_ranked();
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
+  return in_enumeration_order(take_ranked());
 }
 
 }  // namespace mls

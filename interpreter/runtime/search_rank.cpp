@@ -85,10 +85,14 @@ std::vector<std::pair<std::size_t, PointOut>> SearchRanking::take_ranked() {
   return out;
 }
 
+std::vector<std::pair<std::size_t, PointOut>> in_enumeration_order(
+    std::vector<std::pair<std::size_t, PointOut>> points) {
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return points;
+}
+
 std::vector<std::pair<std::size_t, PointOut>> SearchRanking::take_in_order() {
-  std::vector<std::pair<std::size_t, PointOut>> out = take_ranked();
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
+  return in_enumeration_order(take_ranked());
 }
 
 }  // namespace mls

@@ -18,6 +18,10 @@ namespace mls {
 // ranked by the first objective, then by index. The result is the same set in the same order as
 // the insertion into a sorted list it replaces, which was quadratic in K and in the front's size
 // (issue 38, item 4: 10^5 points took 100 s; the default cap of 10^6 points took hours).
+// Kept points in enumeration order (a shard's part writes them so), whichever ranking kept them.
+[[nodiscard]] std::vector<std::pair<std::size_t, PointOut>> in_enumeration_order(
+    std::vector<std::pair<std::size_t, PointOut>> points);
+
 class SearchRanking {
  public:
   // `maximize`: per objective, whether more is better; `pareto`: two objectives, keep the front;
