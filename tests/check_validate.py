@@ -9,7 +9,8 @@ case is outside its band; the training set has at least 60 runs from at least 10
 expressible one fits memory, and its TPU runs come from at least 2 sources; a case
 that is not expressible says why and has no error; the serving set has at least 35 cases from at
 least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
-with attention data and expert parallelism; every serving latency case (metric ttft_*, tpot_*)
+with attention data and expert parallelism, and the MoE throughput cases' median |error| is at most
+15 %; every serving latency case (metric ttft_*, tpot_*)
 carries the utilisation it ran at, predicted and as measured (a load over a capacity: positive), and
 no other case does.
 
@@ -85,6 +86,14 @@ def main():
             errors.append("serving set: no case on %s" % acc)
     if sum(1 for c in serving if "DEP" in c["source"] or "EP8" in c["system"]) < 3:
         errors.append("serving set: fewer than 3 MoE cases with attention data and expert parallelism")
+    # The MoE serving throughput cases (Qwen3, Llama 4 Maverick, DeepSeek-R1 on H100, H200, B200) come
+    # within 15 % at the median (issue 34: 21.9 % with one fixed time per MoE layer and step alone).
+    moe = sorted(abs(c["error"]) for c in serving
+                 if c["domain"]["moe"] and c["metric"].startswith("output_tokens_per_s") and c["expressible"])
+    moe_median = (moe[len(moe) // 2] + moe[(len(moe) - 1) // 2]) / 2 if moe else 1
+    if len(moe) < 8 or moe_median > 0.15:
+        errors.append("serving set: %d MoE throughput cases, median |error| %.1f %% (need 8 and <= 15 %%)"
+                      % (len(moe), 100 * moe_median))
     for s in doc["summary"]:
         errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and c["expressible"] and
                       (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))

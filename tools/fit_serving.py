@@ -7,7 +7,8 @@ usage: tools/fit_serving.py build/mls
 
 Each constant is fitted on the fit-set cases it acts on (stdlib/validation_serving.mls says which):
   fp4_gemm_efficiency  the fit set's FP4 rows (Blackwell NVFP4 GEMMs)
-  moe_layer_overhead   the fit set's MoE rows
+  moe_layer_overhead   the fit set's MoE rows on Hopper (FP8 experts)
+  fp4_expert_gemm_share  the fit set's FP4 MoE row (NVFP4 expert GEMMs on Blackwell), after the two above
 by a golden-section search of the sum of squared log errors log(predicted / measured) over those
 cases, with `--set`. Held-out cases are never read by the objective. The result is copied into
 stdlib/replica.mls by hand (rounded) and recorded in docs/validation.md.
@@ -28,6 +29,7 @@ SCENARIO = """sweep v over c in serving_validation_cases {
 PARAMS = {
     "fp4_gemm_efficiency": ("fp4_gemm_efficiency", "", 0.15, 0.8, ["trtllm_b200_70b_fp4_"]),
     "moe_layer_overhead": ("moe_layer_overhead", " ms", 0.0, 2.0, ["trtllm_dep_h100_qwen3", "trtllm_dep_h200_qwen3"]),
+    "fp4_expert_gemm_share": ("fp4_expert_gemm_share", "", 0.05, 1.0, ["trtllm_b200_qwen3_30b_fp4_"]),
 }
 
 
