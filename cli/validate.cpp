@@ -312,13 +312,13 @@ std::string render_text(const std::vector<Entry>& entries, const std::vector<Cas
                     e.table.fitted_loss);
       out += b;
       std::vector<std::vector<std::string>> f = {
-          {"constant", "committed", "optimum", "change", "bounds", "borrows from", "fit cases informing it"}};
+          {"constant", "committed", "optimum", "change", "bounds", "uninformed, takes", "fit cases informing it"}};
       for (const FitConstant& k : e.table.fit) {
         std::string names;
         for (const auto& n : k.names) names += (names.empty() ? "" : ", ") + n;
         f.push_back({names, num(k.value), k.pinned ? "(set)" : num(k.fitted),
                      k.pinned ? "-" : pct(k.fitted / k.value - 1, true), num(k.lower) + " to " + num(k.upper),
-                     k.near.empty() ? "-" : k.near, std::to_string(k.informed_by.size())});
+                     k.near.empty() ? "null " + num(k.null) : k.near, std::to_string(k.informed_by.size())});
       }
       out += grid(f, {false, true, true, true, false, false, true});
     }
@@ -442,7 +442,7 @@ std::string render_json(const std::vector<Entry>& entries, const std::vector<Cas
       out += std::string(first ? "\n  " : ",\n  ") + "{\"family\": " + json_string(e.name) + ", \"names\": [" + names +
              "], \"committed\": " + jnum(k.value) + ", \"optimum\": " + jnum(k.fitted) +
              ", \"lower\": " + jnum(k.lower) + ", \"upper\": " + jnum(k.upper) + ", \"near\": " + json_string(k.near) +
-             ", \"pinned\": " + (k.pinned ? "true" : "false") +
+             ", \"null\": " + jnum(k.null) + ", \"pinned\": " + (k.pinned ? "true" : "false") +
              ", \"informed_by\": " + std::to_string(k.informed_by.size()) +
              ", \"iterations\": " + std::to_string(e.table.fit_iterations) +
              ", \"loss_committed\": " + jnum(e.table.loss) + ", \"loss_optimum\": " + jnum(e.table.fitted_loss) + "}";

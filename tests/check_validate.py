@@ -6,19 +6,91 @@ and its leave-one-source-out error (equal to its error when no fit read its sour
 medians and maxima are those of the expressible cases; each domain's counts are those of its cases
 and it is validated exactly when it has 3 cases from 2 sources; the exit code is 1 exactly when a
 case is outside its band; the training set has at least 60 runs from at least 10 sources, every
-expressible one fits memory, and its TPU runs come from at least 2 sources; a case
+expressible one fits memory, and its TPU runs come from at least 3 sources (TPU v4 from 3, v5e and
+v5p from 2 each); a case
 that is not expressible says why and has no error; the serving set has at least 35 cases from at
 least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
 with attention data and expert parallelism, and the MoE throughput cases' median |error| is at most
-15 %; every serving latency case (metric ttft_*, tpot_*)
+15 % (25 % out of sample); every serving latency case (metric ttft_*, tpot_*)
 carries the utilisation it ran at, predicted and as measured (a load over a capacity: positive), and
-no other case does.
+no other case does. The serving throughput fit is refit without each source (issue 34): a serving
+fit case that informs a fitted constant has an out-of-sample error of its own, and a constant that
+no case of the other sources informs does not keep its fitted value: with the v1.0 perf overview
+left out, fp4_gemm_efficiency takes B200's fp8 share (its `near`); the MoE time has fit cases in two
+sources (the TensorRT-LLM DEP page and the DeepSeek-R1 blog), so with the DEP page left out the
+blog's cases refit it and that page's cases are not predicted by `--set moe_layer_overhead=0ms`.
 
 usage: check_validate.py MLS
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
+
+# Every serving case's prediction under --set (a sweep over the list: the serving simulations alone).
+SERVING = """sweep v over c in serving_validation_cases {
+  show id = c.id, measured = c.measured, predicted = c.predicted
+}
+"""
+
+
+def run_json(mls, text, *args):
+    with tempfile.NamedTemporaryFile("w", suffix=".mls", delete=False) as f:
+        f.write(text)
+    try:
+        p = subprocess.run([mls, "run", f.name, "--format", "json", *args], capture_output=True, text=True,
+                           timeout=600)
+    finally:
+        os.unlink(f.name)
+    if p.returncode != 0:
+        sys.exit("mls run failed: " + p.stderr[:2000])
+    return json.loads(p.stdout)
+
+
+def serving_errors(mls, *sets):
+    rows = run_json(mls, SERVING, *sets)["tables"][0]["rows"]
+    return {r[0]: r[2] / r[1] - 1 for r in rows}
+
+
+def check_serving_refit(mls, cases, fits):
+    """The serving throughput fit's leave-one-source-out refits (see the module's docstring)."""
+    errors = []
+    serving = {c["id"]: c for c in cases if c["band_family"] == "serving throughput"}
+    names = {n for k in fits if k["family"] == "serving throughput" for n in k["names"]}
+    if not {"fp4_gemm_efficiency", "moe_layer_overhead", "fp4_expert_gemm_efficiency"} <= names:
+        errors.append("the serving throughput family declares no fit of fp4_gemm_efficiency, moe_layer_overhead and "
+                      "fp4_expert_gemm_efficiency")
+    informing = [c for c in serving.values() if not c["held_out"] and
+                 (c["domain"]["precision"] == "fp4" or c["domain"]["moe"])]
+    if len(informing) < 4:
+        errors.append("fewer than 4 serving fit cases on fp4 or MoE (%d)" % len(informing))
+    for c in informing:
+        if abs(c["loso_error"] - c["error"]) < 1e-3:
+            errors.append("%s: a fit case of the serving calibration, yet its out-of-sample error %r is its error"
+                          % (c["id"], c["loso_error"]))
+    # Without the DEP page the blog's MoE fit cases inform moe_layer_overhead: it is refit on them,
+    # not 0 (its null, what it took while the DEP page was the only source of MoE fit cases).
+    at_null = serving_errors(mls, "--set", "moe_layer_overhead=0ms")
+    if not any(c["source_key"] == "trtllmblog" and c["domain"]["moe"] for c in informing):
+        errors.append("no MoE fit case outside the TensorRT-LLM DEP page")
+    for c in serving.values():
+        if c["source_key"] == "trtllmdep" and abs(c["loso_error"] - at_null[c["id"]]) < 0.05:
+            errors.append("%s: out of sample %+.4f, as with moe_layer_overhead at its null (%+.4f)"
+                          % (c["id"], c["loso_error"], at_null[c["id"]]))
+    b200_fp8 = run_json(mls, "show s = B200.matmul_efficiency.fp8\n")["results"][0]["value"]
+    at_near = serving_errors(mls, "--set", "fp4_gemm_efficiency=%r" % b200_fp8)
+    for key, want, what in (("trtllm10", at_near, "fp4_gemm_efficiency = B200's fp8 share (its near)"),):
+        own = [c for c in serving.values() if c["source_key"] == key]
+        moved = [c for c in own if c["domain"]["precision"] == "fp4" or c["domain"]["moe"]]
+        if not moved:
+            errors.append("no serving case of source %s on fp4 or MoE" % key)
+        for c in own:
+            # The other constant is refit one step from its optimum: it moves by less than 0.1 %.
+            if abs(c["loso_error"] - want[c["id"]]) > 0.005:
+                errors.append("%s: out of sample %+.4f, but with its source left out %s predicts %+.4f"
+                              % (c["id"], c["loso_error"], what, want[c["id"]]))
+    return errors
 
 
 def main():
@@ -60,8 +132,15 @@ def main():
         if c["expressible"] and not c["fits"]:
             errors.append("%s: a published configuration judged not to fit memory" % c["id"])
     tpu_sources = {c["source_key"] for c in training if c["expressible"] and c["domain"]["vendor"] == "Google"}
-    if len(tpu_sources) < 2:
-        errors.append("TPU training runs from %d source(s) (need 2)" % len(tpu_sources))
+    if len(tpu_sources) < 3:
+        errors.append("TPU training runs from %d source(s) (need 3)" % len(tpu_sources))
+    # Each TPU generation with published runs from several sources keeps them (issue 34: TPU v4 from
+    # PyTorch/XLA's Llama 2 and GPT-2 posts and AXLearn, v5e and v5p from MaxText and AXLearn), so
+    # removing a source fails here before the domain quietly falls back to an extrapolated band.
+    for generation, need in (("TPU v4", 3), ("TPU v5e", 2), ("TPU v5p", 2)):
+        got = {c["source_key"] for c in training if c["expressible"] and c["domain"]["generation"] == generation}
+        if len(got) < need:
+            errors.append("%s training runs from %d source(s) (need %d)" % (generation, len(got), need))
     # Out of sample: a source none of whose cases the fit reads is never refitted without.
     for key in sources:
         own = [c for c in training if c["source_key"] == key]
@@ -87,13 +166,17 @@ def main():
     if sum(1 for c in serving if "DEP" in c["source"] or "EP8" in c["system"]) < 3:
         errors.append("serving set: fewer than 3 MoE cases with attention data and expert parallelism")
     # The MoE serving throughput cases (Qwen3, Llama 4 Maverick, DeepSeek-R1 on H100, H200, B200) come
-    # within 15 % at the median (issue 34: 21.9 % with one fixed time per MoE layer and step alone).
-    moe = sorted(abs(c["error"]) for c in serving
-                 if c["domain"]["moe"] and c["metric"].startswith("output_tokens_per_s") and c["expressible"])
-    moe_median = (moe[len(moe) // 2] + moe[(len(moe) - 1) // 2]) / 2 if moe else 1
-    if len(moe) < 8 or moe_median > 0.15:
-        errors.append("serving set: %d MoE throughput cases, median |error| %.1f %% (need 8 and <= 15 %%)"
-                      % (len(moe), 100 * moe_median))
+    # within 15 % at the median, and within the serving band (25 %) out of sample (issue 34: 20.9 %
+    # and 62 % with one fixed time per MoE layer and step fitted on one source, 0 without it).
+    def median(xs):
+        xs = sorted(xs)
+        return (xs[len(xs) // 2] + xs[(len(xs) - 1) // 2]) / 2 if xs else 1
+    moe = [c for c in serving
+           if c["domain"]["moe"] and c["metric"].startswith("output_tokens_per_s") and c["expressible"]]
+    moe_in, moe_out = median([abs(c["error"]) for c in moe]), median([abs(c["loso_error"]) for c in moe])
+    if len(moe) < 8 or moe_in > 0.15 or moe_out > 0.25:
+        errors.append("serving set: %d MoE throughput cases, median |error| %.1f %%, out of sample %.1f %% (need 8, "
+                      "<= 15 %% and <= 25 %%)" % (len(moe), 100 * moe_in, 100 * moe_out))
     for s in doc["summary"]:
         errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and c["expressible"] and
                       (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))
@@ -101,6 +184,7 @@ def main():
         med = errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2
         if n != s["cases"] or abs(med - s["median_abs_error"]) > 1e-12 or abs(errs[-1] - s["max_abs_error"]) > 1e-12:
             errors.append("summary %s/%s does not match its cases" % (s["family"], s["set"]))
+    errors += check_serving_refit(mls, cases, doc["fit"])
     want = 0 if all(c["within_band"] for c in cases) else 1
     if p.returncode != want:
         errors.append("exit %d, expected %d" % (p.returncode, want))

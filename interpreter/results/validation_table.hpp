@@ -39,6 +39,9 @@ struct CaseRow {
   // a fitted family only; = loso_error otherwise): what extrapolating to a new domain costs.
   double lodo_error = 0;
   bool lodo = false;  // lodo_error was computed by a refit without the domain
+  // Where the case was read: the index of its list among the family's lists and its index in that
+  // list (runtime/validation.cpp), so that a refit evaluates only the cases it needs. Not stored.
+  std::size_t list_index = 0, item_index = 0;
 };
 
 // One fitted constant: its `--set` names (tied), its value under the run's configuration, the
@@ -46,8 +49,9 @@ struct CaseRow {
 struct FitConstant {
   std::vector<std::string> names;
   double value = 0, fitted = 0, lower = 0, upper = 0;
-  std::string near;                      // the constant it borrows from when no case informs it
-  bool pinned = false;                   // set by the configuration: not fitted
+  std::string near;     // the constant it borrows from when no case informs it
+  double null = 0;      // its physical null: what it takes when nothing informs it and it borrows nothing
+  bool pinned = false;  // set by the configuration: not fitted
   std::vector<std::string> informed_by;  // case ids with a nonzero sensitivity
 };
 

@@ -95,11 +95,13 @@ std::vector<std::string> family_names(Evaluator& ev) {
 
 std::vector<CaseRow> read_cases(Evaluator& ev, const FamilyEntry& e, bool keep_deps) {
   std::vector<CaseRow> out;
-  for (const std::string& list : e.lists) {
+  for (std::size_t li = 0; li < e.lists.size(); ++li) {
     bool found = false;
-    const Value cases = global_named(ev, list, found);
+    const Value cases = global_named(ev, e.lists[li], found);
     if (!found || cases.k != Value::K::list) continue;
-    for (const Value& c : cases.list().items) {
+    const auto& items = cases.list().items;
+    for (std::size_t item = 0; item < items.size(); ++item) {
+      const Value& c = items[item];
       if (c.k != Value::K::record || str_field(c, "family") != e.family) continue;
       const std::string quantity = str_field(c, "quantity");
       if (!e.quantity.empty() && quantity != e.quantity) continue;
@@ -138,6 +140,8 @@ std::vector<CaseRow> read_cases(Evaluator& ev, const FamilyEntry& e, bool keep_d
       if (const Value* d = field(c, "domain")) r.domain = domain_of(*d);
       r.loso_error = r.error;
       r.lodo_error = r.error;
+      r.list_index = li;
+      r.item_index = item;
       out.push_back(std::move(r));
     }
   }

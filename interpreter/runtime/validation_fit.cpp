@@ -5,12 +5,15 @@
 // difference in log space). Each leave-one-source-out error is one Gauss-Newton step on the other
 // sources' fit cases from the committed constants, the left-out cases then evaluated exactly at
 // the refit constants; the leave-one-domain-out error the same without a whole domain. A constant
-// no remaining case informs takes the value of the constant it is declared `near` (the borrowing
-// rule), never a value the solve makes up. Method: docs/validation.md, "Method and calibration".
+// no remaining case informs never keeps its fitted value (its error would be in sample): it takes
+// the constant it is declared `near` (of its list: that one's refit; else that constant's value),
+// or else its physical `null`. Only the cases a step reads are evaluated (the fit cases for the
+// sensitivities, the left-out cases for a refit's errors). Method: docs/validation.md.
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "eval.hpp"
@@ -32,7 +35,8 @@ constexpr double kConverged = 1e-6;         // max |change of a log constant| at
 struct Constant {
   FitConstant info;
   std::vector<const Expr*> literals;  // every literal its names denote
-  int near = -1;                      // index of the constant it borrows from
+  int near = -1;                      // index of the constant of its list it borrows from
+  double near_value = -1;             // the value of a constant outside the list it borrows (>= 0)
 };
 
 const Value* field(const Value& r, const char* name) {
@@ -52,6 +56,24 @@ bool pinned(const Program& p, const Config& cfg, const std::string& name, const 
   return false;
 }
 
+// The value of a constant named by its dotted path ("B200.matmul_efficiency.fp8") under the
+// evaluator's configuration, in base units; nothing when it names no number.
+std::optional<double> value_named(Evaluator& ev, const std::string& name) {
+  const auto path = dotted_path(name);
+  if (path.empty()) return std::nullopt;
+  const Decl* d = ev.program().lookup(path.front());
+  if (!d || d->kind != RefKind::global) return std::nullopt;
+  Value v = ev.global(d->index);
+  for (std::size_t i = 1; i < path.size(); ++i) {
+    const Value* f = v.k == Value::K::record ? v.rec().get(path[i]) : nullptr;
+    if (!f) return std::nullopt;
+    const Value next = *f;
+    v = next;
+  }
+  if (v.k != Value::K::num) return std::nullopt;
+  return v.n.d;
+}
+
 std::vector<Constant> read_calibration(Program& p, const Config& cfg, const std::string& list) {
   std::vector<Constant> out;
   Evaluator ev = Evaluator::for_validation(p, cfg);
@@ -68,6 +90,13 @@ std::vector<Constant> read_calibration(Program& p, const Config& cfg, const std:
     if (const Value* x = field(c, "lower"); x && x->k == Value::K::num) k.info.lower = x->n.d;
     if (const Value* x = field(c, "upper"); x && x->k == Value::K::num) k.info.upper = x->n.d;
     if (const Value* x = field(c, "near"); x && x->k == Value::K::str) k.info.near = x->str();
+    const Value* null = field(c, "null");
+    const std::string first = k.info.names.empty() ? std::string("?") : k.info.names.front();
+    if (!null || null->k != Value::K::num || !(null->n.d >= 0))
+      throw BadCases{"the calibration constant " + first + " (" + list +
+                     ") declares no `null` >= 0: the value it takes when a refit leaves no case that informs it "
+                     "and it is near no constant (docs/validation.md, \"Out of sample\")"};
+    k.info.null = null->n.d;
     for (const auto& name : k.info.names)
       for (const Expr* l : literals_named(p, name))
         if (l->kind == EK::num && l->si_ready) k.literals.push_back(l);
@@ -78,22 +107,33 @@ std::vector<Constant> read_calibration(Program& p, const Config& cfg, const std:
     for (const auto& name : k.info.names) k.info.pinned = k.info.pinned || pinned(p, cfg, name, k.literals);
     out.push_back(std::move(k));
   }
-  for (auto& k : out)
+  for (auto& k : out) {
+    if (k.info.near.empty()) continue;
     for (std::size_t j = 0; j < out.size(); ++j)
       if (std::find(out[j].info.names.begin(), out[j].info.names.end(), k.info.near) != out[j].info.names.end())
         k.near = static_cast<int>(j);
+    if (k.near >= 0) continue;
+    // A constant of another model (another list's, or a sourced one): its value under the configuration.
+    const auto borrowed = value_named(ev, k.info.near);
+    if (!borrowed || *borrowed < 0)
+      throw BadCases{"the calibration constant " + k.info.names.front() + " (" + list + ") is near '" + k.info.near +
+                     "', which names no constant"};
+    k.near_value = *borrowed;
+  }
   return out;
 }
 
-// Predictions of every case with the constants at `values`: the configuration plus a literal
-// override of each moved constant's literals (scaled by the same factor when several are tied).
+// Predictions of the cases in `want` (0 for the others) with the constants at `values`: the
+// configuration plus a literal override of each moved constant's literals (scaled by the same
+// factor when several are tied). A case is evaluated alone (its item of its list's literal) unless
+// its list is not a list literal or the configuration replaces it; then the list is evaluated.
 class Predictor {
  public:
   Predictor(Program& p, const Config& cfg, const FamilyEntry& e, const std::vector<Constant>& cs,
             const std::vector<CaseRow>& base)
       : p_(p), cfg_(cfg), e_(e), cs_(cs), base_(base) {}
 
-  std::vector<double> operator()(const std::vector<double>& values) {
+  std::vector<double> operator()(const std::vector<double>& values, const std::vector<bool>& want) {
     Config c = cfg_;
     c.validation_summaries = false;
     for (std::size_t k = 0; k < cs_.size(); ++k) {
@@ -112,10 +152,30 @@ class Predictor {
     }
     Evaluator ev = Evaluator::for_validation(p_, c);
     const Evaluator::BudgetScope budget(ev);
-    const auto rows = read_cases(ev, e_, false);
     std::vector<double> out(base_.size(), 0);
-    for (std::size_t i = 0; i < base_.size() && i < rows.size(); ++i)
-      out[i] = rows[i].id == base_[i].id ? rows[i].predicted : 0;
+    for (std::size_t li = 0; li < e_.lists.size(); ++li) {
+      std::vector<std::size_t> rows;
+      for (std::size_t i = 0; i < base_.size(); ++i)
+        if (want[i] && base_[i].list_index == li) rows.push_back(i);
+      if (rows.empty()) continue;
+      const Decl* d = p_.lookup(intern(e_.lists[li]));
+      if (!d || d->kind != RefKind::global) continue;
+      const Stmt* st = p_.globals[d->index].stmt;
+      const bool alone = st && st->kind == SK::let && st->value && st->value->kind == EK::list &&
+                         (d->index >= c.overrides.size() || c.overrides[d->index].empty());
+      const Value whole = alone ? Value{} : ev.global(d->index);
+      for (const std::size_t i : rows) {
+        const std::size_t j = base_[i].item_index;
+        Value v;
+        if (alone && j < st->value->kids.size())
+          v = ev.eval_in(*st->value->kids[j], st->nslots);
+        else if (!alone && whole.k == Value::K::list && j < whole.list().items.size())
+          v = whole.list().items[j];
+        const Value* id = field(v, "id");
+        const Value* pr = field(v, "predicted");
+        if (id && id->k == Value::K::str && id->str() == base_[i].id && pr && pr->k == Value::K::num) out[i] = pr->n.d;
+      }
+    }
     return out;
   }
 
@@ -212,10 +272,26 @@ std::vector<double> gauss_newton(const std::vector<Constant>& cs, const std::vec
   }
   std::vector<double> out(K);
   for (std::size_t k = 0; k < K; ++k) out[k] = theta[k] + delta[k];
-  // Borrowing follows `near` (a chain resolves in at most K steps).
-  for (std::size_t step = 0; step < K; ++step)
-    for (std::size_t k = 0; k < K; ++k)
-      if (borrow[k] && cs[k].near >= 0) out[k] = out[static_cast<std::size_t>(cs[k].near)];
+  // An uninformed constant follows `near` to the first constant of its list that is informed (or
+  // set), or to a constant outside the list; a chain that ends in neither gives its own null.
+  const std::vector<double> solved = out;
+  for (std::size_t k = 0; k < K; ++k) {
+    if (!borrow[k]) continue;
+    out[k] = std::log(cs[k].info.null);  // -inf for a null of 0: exp gives it back exactly
+    std::size_t at = k;
+    for (std::size_t step = 0; step < K; ++step) {
+      if (cs[at].near_value >= 0) {
+        out[k] = std::log(cs[at].near_value);
+        break;
+      }
+      if (cs[at].near < 0) break;
+      at = static_cast<std::size_t>(cs[at].near);
+      if (!borrow[at]) {
+        out[k] = solved[at];
+        break;
+      }
+    }
+  }
   return out;
 }
 
@@ -224,18 +300,21 @@ struct Linearised {
   std::vector<std::vector<double>> J;  // d log predicted / d log constant
 };
 
+// Log errors and sensitivities of the fit cases `fit` (the only rows a step reads; 0 elsewhere).
 Linearised linearise(Predictor& predict, const std::vector<Constant>& cs, const std::vector<double>& values,
-                     const std::vector<double>& predicted, const std::vector<CaseRow>& rows) {
+                     const std::vector<double>& predicted, const std::vector<CaseRow>& rows,
+                     const std::vector<bool>& fit) {
   Linearised l;
   l.r.resize(rows.size());
   l.J.assign(rows.size(), std::vector<double>(cs.size(), 0));
-  for (std::size_t i = 0; i < rows.size(); ++i) l.r[i] = log_ratio(predicted[i], rows[i].measured);
+  for (std::size_t i = 0; i < rows.size(); ++i) l.r[i] = fit[i] ? log_ratio(predicted[i], rows[i].measured) : 0;
   for (std::size_t k = 0; k < cs.size(); ++k) {
     if (cs[k].info.pinned) continue;
     std::vector<double> v = values;
     v[k] *= kStep;
-    const auto moved = predict(v);
-    for (std::size_t i = 0; i < rows.size(); ++i) l.J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
+    const auto moved = predict(v, fit);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (fit[i]) l.J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
   }
   return l;
 }
@@ -270,7 +349,7 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
     theta[k] = std::log(std::max(values[k], 1e-300));
   }
   for (std::size_t i = 0; i < n; ++i) predicted[i] = rows[i].predicted;
-  const Linearised lin = linearise(predict, cs, values, predicted, rows);
+  const Linearised lin = linearise(predict, cs, values, predicted, rows, fit);
   for (std::size_t i = 0; i < n; ++i)
     if (fit[i]) t.loss += lin.r[i] * lin.r[i];
   for (std::size_t k = 0; k < cs.size(); ++k)
@@ -285,7 +364,8 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
   {
     std::vector<double> r = lin.r;
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < cs.size(); ++k) r[i] += lin.J[i][k] * (best[k] - theta[k]);
+      for (std::size_t k = 0; k < cs.size(); ++k)
+        if (lin.J[i][k] != 0) r[i] += lin.J[i][k] * (best[k] - theta[k]);  // a null's -inf moves no fit case
     for (std::size_t i = 0; i < n; ++i)
       if (fit[i]) t.fitted_loss += r[i] * r[i];
   }
@@ -293,11 +373,12 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
     std::vector<double> at = theta;
     for (std::size_t it = 1; it <= kMaxIterations; ++it) {
       double change = 0;
-      for (std::size_t k = 0; k < cs.size(); ++k) change = std::max(change, std::abs(best[k] - at[k]));
+      for (std::size_t k = 0; k < cs.size(); ++k)
+        if (best[k] != at[k]) change = std::max(change, std::abs(best[k] - at[k]));  // a null stays -inf
       at = best;
       const auto vals = exp_all(at);
-      const auto pred = predict(vals);
-      const Linearised l = linearise(predict, cs, vals, pred, rows);
+      const auto pred = predict(vals, fit);
+      const Linearised l = linearise(predict, cs, vals, pred, rows, fit);
       t.fitted_loss = 0;
       for (std::size_t i = 0; i < n; ++i)
         if (fit[i]) t.fitted_loss += l.r[i] * l.r[i];
@@ -320,7 +401,7 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
     if (!any) return;  // the fit never read this part: its errors are out of sample already
     const auto th = gauss_newton(cs, theta, lin.J, lin.r, use);
     if (!moved(th, theta)) return;
-    const auto pred = predict(exp_all(th));
+    const auto pred = predict(exp_all(th), part);
     for (std::size_t i = 0; i < n; ++i)
       if (part[i] && rows[i].measured > 0) rows[i].*err = pred[i] / rows[i].measured - 1;
   };

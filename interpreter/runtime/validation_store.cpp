@@ -109,7 +109,7 @@ std::vector<std::string> unjoin(const std::string& s) {
   return out;
 }
 
-constexpr const char* kMagic = "mls validation table 1";
+constexpr const char* kMagic = "mls validation table 2";
 
 std::uint64_t fnv(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;
@@ -196,8 +196,9 @@ std::string serialize(const ValidationTable& t) {
     o += "\n";
   }
   for (const FitConstant& k : t.fit) {
-    const std::vector<std::string> f = {join(k.names), num(k.value), num(k.fitted),        num(k.lower),
-                                        num(k.upper),  k.near,       k.pinned ? "1" : "0", join(k.informed_by)};
+    const std::vector<std::string> f = {join(k.names),        num(k.value),        num(k.fitted),
+                                        num(k.lower),         num(k.upper),        k.near,
+                                        k.pinned ? "1" : "0", join(k.informed_by), num(k.null)};
     o += "fit";
     for (const auto& x : f) o += "\t" + escape(x);
     o += "\n";
@@ -242,10 +243,10 @@ std::shared_ptr<ValidationTable> deserialize(const std::string& text) {
       c.domain.framework = f[24], c.domain.scale = f[25], c.domain.moe = f[26] == "1";
       c.lodo = f[29] == "1";
       t->cases.push_back(std::move(c));
-    } else if (f[0] == "fit" && f.size() == 9) {
+    } else if (f[0] == "fit" && f.size() == 10) {
       FitConstant k;
       k.names = unjoin(f[1]);
-      for (auto [i, x] : {std::pair{2, &k.value}, {3, &k.fitted}, {4, &k.lower}, {5, &k.upper}})
+      for (auto [i, x] : {std::pair{2, &k.value}, {3, &k.fitted}, {4, &k.lower}, {5, &k.upper}, {9, &k.null}})
         if (!parse_num(f[static_cast<std::size_t>(i)], *x)) return nullptr;
       k.near = f[6];
       k.pinned = f[7] == "1";

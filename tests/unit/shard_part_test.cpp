@@ -56,23 +56,28 @@ class TempPart {
   static inline int count_ = 0;
 };
 
-// Reads the part's one sweep (one number column) to the end; the error's text, or "".
-// `digest`: check the whole part's digest first, as the merge does.
+// Reads the part at `path` (one sweep of one number column) to the end as the merge does: its
+// identity, then (`digest`) the whole part's digest, then the points; throws PartError.
+void drain(const std::string& path, std::vector<ShardPoint>* points = nullptr, bool digest = true) {
+  std::vector<std::unique_ptr<PartFile>> parts;
+  parts.push_back(std::make_unique<PartFile>(path));
+  if (digest) check_part_digest(path);
+  Deps deps;
+  PartsReader reader(parts, deps, [](std::vector<AtomId>) { return DepSet{0}; });
+  ShardShape shape;
+  shape.cells = {Value::K::num};
+  reader.sweep("s", 1, shape);
+  ShardPoint sp;
+  while (reader.next(sp))
+    if (points) points->push_back(sp);
+  reader.finish();
+}
+
+// The error's text reading `text` to the end (drain), or "".
 std::string read_all(const std::string& text, std::vector<ShardPoint>* points = nullptr, bool digest = true) {
   TempPart file(text);
   try {
-    std::vector<std::unique_ptr<PartFile>> parts;
-    parts.push_back(std::make_unique<PartFile>(file.path()));
-    if (digest) check_part_digest(file.path());
-    Deps deps;
-    PartsReader reader(parts, deps, [](std::vector<AtomId>) { return DepSet{0}; });
-    ShardShape shape;
-    shape.cells = {Value::K::num};
-    reader.sweep("s", 1, shape);
-    ShardPoint sp;
-    while (reader.next(sp))
-      if (points) points->push_back(sp);
-    reader.finish();
+    drain(file.path(), points, digest);
   } catch (const PartError& e) {
     return e.what();
   }
@@ -146,17 +151,7 @@ TEST_CASE("shard part: a part changed after its digest was checked is refused at
   const auto at = text.find("\"digest\": \"") + 11;
   text[at] = text[at] == '0' ? '1' : '0';
   TempPart file(text);
-  std::vector<std::unique_ptr<PartFile>> parts;
-  parts.push_back(std::make_unique<PartFile>(file.path()));
-  Deps deps;
-  PartsReader reader(parts, deps, [](std::vector<AtomId>) { return DepSet{0}; });
-  ShardShape shape;
-  shape.cells = {Value::K::num};
-  reader.sweep("s", 1, shape);
-  ShardPoint sp;
-  while (reader.next(sp)) {
-  }
-  CHECK_THROWS_WITH_AS(reader.finish(), doctest::Contains("changed while it was merged"), PartError);
+  CHECK_THROWS_WITH_AS(drain(file.path(), nullptr, false), doctest::Contains("changed while it was merged"), PartError);
 }
 
 TEST_CASE("shard part: a reader left early stops its thread") {
