@@ -10,14 +10,15 @@ expressible one fits memory, and its TPU runs come from at least 3 sources (TPU 
 v5p from 2 each); a case
 that is not expressible says why and has no error; the serving set has at least 35 cases from at
 least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
-with attention data and expert parallelism; every serving latency case (metric ttft_*, tpot_*)
+with attention data and expert parallelism, and the MoE throughput cases' median |error| is at most
+15 % (25 % out of sample); every serving latency case (metric ttft_*, tpot_*)
 carries the utilisation it ran at, predicted and as measured (a load over a capacity: positive), and
 no other case does. The serving throughput fit is refit without each source (issue 34): a serving
 fit case that informs a fitted constant has an out-of-sample error of its own, and a constant that
-no case of the other sources informs does not keep its fitted value: with the TensorRT-LLM DEP page
-left out, moe_layer_overhead takes its null (0), so that page's cases are out of sample exactly as
-`--set moe_layer_overhead=0ms` predicts them; with the v1.0 perf overview left out,
-fp4_gemm_efficiency takes B200's fp8 share (its `near`).
+no case of the other sources informs does not keep its fitted value: with the v1.0 perf overview
+left out, fp4_gemm_efficiency takes B200's fp8 share (its `near`); the MoE time has fit cases in two
+sources (the TensorRT-LLM DEP page and the DeepSeek-R1 blog), so with the DEP page left out the
+blog's cases refit it and that page's cases are not predicted by `--set moe_layer_overhead=0ms`.
 
 usage: check_validate.py MLS
 """
@@ -57,8 +58,9 @@ def check_serving_refit(mls, cases, fits):
     errors = []
     serving = {c["id"]: c for c in cases if c["band_family"] == "serving throughput"}
     names = {n for k in fits if k["family"] == "serving throughput" for n in k["names"]}
-    if not {"fp4_gemm_efficiency", "moe_layer_overhead"} <= names:
-        errors.append("the serving throughput family declares no fit of fp4_gemm_efficiency and moe_layer_overhead")
+    if not {"fp4_gemm_efficiency", "moe_layer_overhead", "fp4_expert_gemm_efficiency"} <= names:
+        errors.append("the serving throughput family declares no fit of fp4_gemm_efficiency, moe_layer_overhead and "
+                      "fp4_expert_gemm_efficiency")
     informing = [c for c in serving.values() if not c["held_out"] and
                  (c["domain"]["precision"] == "fp4" or c["domain"]["moe"])]
     if len(informing) < 4:
@@ -67,12 +69,18 @@ def check_serving_refit(mls, cases, fits):
         if abs(c["loso_error"] - c["error"]) < 1e-3:
             errors.append("%s: a fit case of the serving calibration, yet its out-of-sample error %r is its error"
                           % (c["id"], c["loso_error"]))
-    # Without the DEP page no case informs moe_layer_overhead: it is 0, never its fitted value.
+    # Without the DEP page the blog's MoE fit cases inform moe_layer_overhead: it is refit on them,
+    # not 0 (its null, what it took while the DEP page was the only source of MoE fit cases).
     at_null = serving_errors(mls, "--set", "moe_layer_overhead=0ms")
+    if not any(c["source_key"] == "trtllmblog" and c["domain"]["moe"] for c in informing):
+        errors.append("no MoE fit case outside the TensorRT-LLM DEP page")
+    for c in serving.values():
+        if c["source_key"] == "trtllmdep" and abs(c["loso_error"] - at_null[c["id"]]) < 0.05:
+            errors.append("%s: out of sample %+.4f, as with moe_layer_overhead at its null (%+.4f)"
+                          % (c["id"], c["loso_error"], at_null[c["id"]]))
     b200_fp8 = run_json(mls, "show s = B200.matmul_efficiency.fp8\n")["results"][0]["value"]
     at_near = serving_errors(mls, "--set", "fp4_gemm_efficiency=%r" % b200_fp8)
-    for key, want, what in (("trtllmdep", at_null, "moe_layer_overhead = 0 (its null)"),
-                            ("trtllm10", at_near, "fp4_gemm_efficiency = B200's fp8 share (its near)")):
+    for key, want, what in (("trtllm10", at_near, "fp4_gemm_efficiency = B200's fp8 share (its near)"),):
         own = [c for c in serving.values() if c["source_key"] == key]
         moved = [c for c in own if c["domain"]["precision"] == "fp4" or c["domain"]["moe"]]
         if not moved:
@@ -157,6 +165,18 @@ def main():
             errors.append("serving set: no case on %s" % acc)
     if sum(1 for c in serving if "DEP" in c["source"] or "EP8" in c["system"]) < 3:
         errors.append("serving set: fewer than 3 MoE cases with attention data and expert parallelism")
+    # The MoE serving throughput cases (Qwen3, Llama 4 Maverick, DeepSeek-R1 on H100, H200, B200) come
+    # within 15 % at the median, and within the serving band (25 %) out of sample (issue 34: 20.9 %
+    # and 62 % with one fixed time per MoE layer and step fitted on one source, 0 without it).
+    def median(xs):
+        xs = sorted(xs)
+        return (xs[len(xs) // 2] + xs[(len(xs) - 1) // 2]) / 2 if xs else 1
+    moe = [c for c in serving
+           if c["domain"]["moe"] and c["metric"].startswith("output_tokens_per_s") and c["expressible"]]
+    moe_in, moe_out = median([abs(c["error"]) for c in moe]), median([abs(c["loso_error"]) for c in moe])
+    if len(moe) < 8 or moe_in > 0.15 or moe_out > 0.25:
+        errors.append("serving set: %d MoE throughput cases, median |error| %.1f %%, out of sample %.1f %% (need 8, "
+                      "<= 15 %% and <= 25 %%)" % (len(moe), 100 * moe_in, 100 * moe_out))
     for s in doc["summary"]:
         errs = sorted(abs(c["error"]) for c in cases if c["family"] == s["family"] and c["expressible"] and
                       (s["set"] == "all" or (s["set"] == "held out") == c["held_out"]))
