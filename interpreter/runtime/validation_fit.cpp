@@ -216,12 +216,26 @@ std::vector<double> solve_linear(std::vector<std::vector<double>> A, std::vector
   return x;
 }
 
+// Where a step leaves the constants: the log value of each constant a step solves for, and the
+// value an uninformed constant takes instead (its near constant's, or its null, which may be 0: a
+// value log space cannot hold, hence kept apart).
+struct Point {
+  std::vector<double> theta;                 // log constants (a taken constant keeps the one it had)
+  std::vector<std::optional<double>> taken;  // the value an uninformed constant takes
+
+  std::vector<double> values() const {
+    std::vector<double> v(theta.size());
+    for (std::size_t k = 0; k < theta.size(); ++k) v[k] = taken[k] ? *taken[k] : std::exp(theta[k]);
+    return v;
+  }
+};
+
 // One Gauss-Newton step on the rows in `use`: the log constants that minimise the sum of squared
 // log errors of those rows, linearised at `theta` (sensitivities J, log errors r), within the
-// bounds; constants no used row informs borrow their `near` constant's result.
-std::vector<double> gauss_newton(const std::vector<Constant>& cs, const std::vector<double>& theta,
-                                 const std::vector<std::vector<double>>& J, const std::vector<double>& r,
-                                 const std::vector<bool>& use) {
+// bounds; constants no used row informs take their `near` constant's result (or their null).
+Point gauss_newton(const std::vector<Constant>& cs, const std::vector<double>& theta,
+                   const std::vector<std::vector<double>>& J, const std::vector<double>& r,
+                   const std::vector<bool>& use) {
   const std::size_t K = cs.size();
   std::vector<double> delta(K, 0);
   std::vector<bool> active(K, false), borrow(K, false);
@@ -270,24 +284,25 @@ std::vector<double> gauss_newton(const std::vector<Constant>& cs, const std::vec
     }
     if (!clamped) break;
   }
-  std::vector<double> out(K);
-  for (std::size_t k = 0; k < K; ++k) out[k] = theta[k] + delta[k];
+  Point out;
+  out.theta.resize(K);
+  out.taken.resize(K);
+  for (std::size_t k = 0; k < K; ++k) out.theta[k] = theta[k] + delta[k];  // an uninformed constant's delta is 0
   // An uninformed constant follows `near` to the first constant of its list that is informed (or
   // set), or to a constant outside the list; a chain that ends in neither gives its own null.
-  const std::vector<double> solved = out;
   for (std::size_t k = 0; k < K; ++k) {
     if (!borrow[k]) continue;
-    out[k] = std::log(cs[k].info.null);  // -inf for a null of 0: exp gives it back exactly
+    out.taken[k] = cs[k].info.null;
     std::size_t at = k;
     for (std::size_t step = 0; step < K; ++step) {
       if (cs[at].near_value >= 0) {
-        out[k] = std::log(cs[at].near_value);
+        out.taken[k] = cs[at].near_value;
         break;
       }
       if (cs[at].near < 0) break;
       at = static_cast<std::size_t>(cs[at].near);
       if (!borrow[at]) {
-        out[k] = solved[at];
+        out.taken[k] = std::exp(out.theta[at]);
         break;
       }
     }
@@ -319,15 +334,12 @@ Linearised linearise(Predictor& predict, const std::vector<Constant>& cs, const 
   return l;
 }
 
-std::vector<double> exp_all(const std::vector<double>& theta) {
-  std::vector<double> v(theta.size());
-  for (std::size_t k = 0; k < theta.size(); ++k) v[k] = std::exp(theta[k]);
-  return v;
-}
-
-bool moved(const std::vector<double>& a, const std::vector<double>& b) {
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (std::abs(a[k] - b[k]) > 1e-12) return true;
+// Whether a refit moved any constant from the committed ones (log values `theta`).
+bool moved(const Point& p, const std::vector<double>& theta) {
+  for (std::size_t k = 0; k < theta.size(); ++k)
+    if (p.taken[k] ? std::abs(*p.taken[k] - std::exp(theta[k])) > 1e-12 * std::exp(theta[k])
+                   : std::abs(p.theta[k] - theta[k]) > 1e-12)
+      return true;
   return false;
 }
 
@@ -358,25 +370,23 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
 
   // The fit from the committed constants: one step (what the out-of-sample refits take), or to
   // its optimum for `mls validate --fit`.
-  std::vector<double> best = gauss_newton(cs, theta, lin.J, lin.r, fit);
+  Point best = gauss_newton(cs, theta, lin.J, lin.r, fit);
   t.fit_iterations = 1;
   t.fitted_loss = 0;
   {
     std::vector<double> r = lin.r;
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < cs.size(); ++k)
-        if (lin.J[i][k] != 0) r[i] += lin.J[i][k] * (best[k] - theta[k]);  // a null's -inf moves no fit case
+      for (std::size_t k = 0; k < cs.size(); ++k) r[i] += lin.J[i][k] * (best.theta[k] - theta[k]);
     for (std::size_t i = 0; i < n; ++i)
       if (fit[i]) t.fitted_loss += r[i] * r[i];
   }
   if (full_fit) {
-    std::vector<double> at = theta;
+    Point at{theta, std::vector<std::optional<double>>(cs.size())};
     for (std::size_t it = 1; it <= kMaxIterations; ++it) {
       double change = 0;
-      for (std::size_t k = 0; k < cs.size(); ++k)
-        if (best[k] != at[k]) change = std::max(change, std::abs(best[k] - at[k]));  // a null stays -inf
+      for (std::size_t k = 0; k < cs.size(); ++k) change = std::max(change, std::abs(best.theta[k] - at.theta[k]));
       at = best;
-      const auto vals = exp_all(at);
+      const auto vals = at.values();
       const auto pred = predict(vals, fit);
       const Linearised l = linearise(predict, cs, vals, pred, rows, fit);
       t.fitted_loss = 0;
@@ -384,11 +394,12 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
         if (fit[i]) t.fitted_loss += l.r[i] * l.r[i];
       t.fit_iterations = it;
       if (change < kConverged) break;
-      best = gauss_newton(cs, at, l.J, l.r, fit);
+      best = gauss_newton(cs, at.theta, l.J, l.r, fit);
     }
     best = at;
   }
-  for (std::size_t k = 0; k < cs.size(); ++k) cs[k].info.fitted = std::exp(best[k]);
+  const std::vector<double> fitted = best.values();
+  for (std::size_t k = 0; k < cs.size(); ++k) cs[k].info.fitted = fitted[k];
 
   // Refits without one part of the fit set, the cases of that part evaluated at the result.
   auto refit_without = [&](const std::vector<bool>& part, double CaseRow::*err) {
@@ -399,9 +410,9 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
       any = any || (fit[i] && part[i]);
     }
     if (!any) return;  // the fit never read this part: its errors are out of sample already
-    const auto th = gauss_newton(cs, theta, lin.J, lin.r, use);
+    const Point th = gauss_newton(cs, theta, lin.J, lin.r, use);
     if (!moved(th, theta)) return;
-    const auto pred = predict(exp_all(th), part);
+    const auto pred = predict(th.values(), part);
     for (std::size_t i = 0; i < n; ++i)
       if (part[i] && rows[i].measured > 0) rows[i].*err = pred[i] / rows[i].measured - 1;
   };
