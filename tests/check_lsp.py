@@ -3,8 +3,9 @@
 their ranges (UTF-16 columns too), hover on a let, a shown value and a sweep column (value, unit,
 assumptions), hover in a document with errors (what they do not reach is evaluated; a `set ` being
 typed reaches nothing), a hover that refuses to evaluate a huge sweep, definition into stdlib/,
-references, completion after `H100.`, document symbols, the did-you-mean code action, malformed input of every
-kind (framing, JSON, ids, unknown methods, bad and out-of-range positions) and both exit codes.
+references, completion after `H100.`, document symbols, the did-you-mean code action, malformed
+input of every kind (framing, JSON, ids, unknown methods, bad and out-of-range positions) and both
+exit codes.
 
 usage: check_lsp.py MLS_BINARY REPO_DIR
 """
