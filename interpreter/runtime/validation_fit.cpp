@@ -7,8 +7,8 @@
 // left-out source was what informed a constant), the left-out cases then evaluated exactly at the
 // refit constants; the leave-one-domain-out error the same without a whole domain. The refits'
 // steps reuse the committed sensitivities, re-taking a constant's once it moves more than 10 % (a
-// chord method: within 0.5 points of re-taking them every step, measured; +1.3 s of CPU cold for
-// `mls validate`, 11 %). A constant no remaining case informs never keeps its fitted value (its
+// chord method: within 0.5 points of re-taking them every step, measured; +1.3-1.7 s of CPU cold for
+// `mls validate`, 12-15 %). A constant no remaining case informs never keeps its fitted value (its
 // error would be in sample): it takes the constant it is declared `near` (of its list: that one's
 // refit; else that constant's value), or else its physical `null`. Only the cases a step reads are
 // evaluated (the fit cases for the sensitivities, the cases a constant moves for a refit's steps,
