@@ -7,7 +7,7 @@ medians and maxima are those of the expressible cases; each domain's counts are 
 and it is validated exactly when it has 3 cases from 2 sources; the exit code is 1 exactly when a
 case is outside its band; the training set has at least 60 runs from at least 10 sources, every
 expressible one fits memory, and its TPU runs come from at least 3 sources (TPU v4 from 3, v5e and
-v5p from 2 each); a case
+v5p from 2 each) and include an MoE model; a case
 that is not expressible says why and has no error; the serving set has at least 35 cases from at
 least 5 sources, on B200, GB200, H200, H100, MI300X and MI325X, at least 3 of them MoE models served
 with attention data and expert parallelism, and the MoE throughput cases' median |error| is at most
@@ -149,6 +149,11 @@ def main():
         got = {c["source_key"] for c in training if c["expressible"] and c["domain"]["generation"] == generation}
         if len(got) < need:
             errors.append("%s training runs from %d source(s) (need %d)" % (generation, len(got), need))
+    # MoE training on a TPU is measured, not only extrapolated from GPU MoE runs and dense TPU runs
+    # (issue 34: AXLearn's Qwen-3 30B-A3B on tpu-v5p-1024, arXiv 2507.05411v3 Table 3).
+    tpu_moe = [c["id"] for c in training if c["expressible"] and c["domain"]["vendor"] == "Google" and c["domain"]["moe"]]
+    if not tpu_moe:
+        errors.append("no expressible MoE training run on a TPU (need 1)")
     # Out of sample: a source none of whose cases the fit reads is never refitted without.
     for key in sources:
         own = [c for c in training if c["source_key"] == key]
