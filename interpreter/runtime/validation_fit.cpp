@@ -1,18 +1,18 @@
 // validation_fit.cpp — the calibration fit and the out-of-sample errors of a validation table.
 // The constants a family declares (its `calibration` list, stdlib/validation.mls) are fitted by
-// least squares on the log errors of the cases not held out; the sensitivity of every prediction
-// to each constant comes from evaluating the cases with that constant moved 10 % (a finite
-// difference in log space). Each leave-one-source-out error is the fit on the other sources' fit
-// cases iterated from the committed constants to its optimum (one step lands far from it where the
+// least squares on the log errors of the cases not held out; the sensitivity of every prediction to
+// each constant comes from evaluating the cases with that constant moved 10 % (a finite difference
+// in log space). Each leave-one-source-out error is the fit on the other sources' fit cases
+// iterated from the committed constants to its optimum (one step lands far from it where the
 // left-out source was what informed a constant), the left-out cases then evaluated exactly at the
 // refit constants; the leave-one-domain-out error the same without a whole domain. The refits'
 // steps reuse the committed sensitivities, re-taking a constant's once it moves more than 10 % (a
-// chord method: within 0.5 points of re-taking them every step, measured; +1.3-1.7 s of CPU cold for
-// `mls validate`, 12-15 %). A constant no remaining case informs never keeps its fitted value (its
-// error would be in sample): it takes the constant it is declared `near` (of its list: that one's
-// refit; else that constant's value), or else its physical `null`. Only the cases a step reads are
-// evaluated (the fit cases for the sensitivities, the cases a constant moves for a refit's steps,
-// the left-out cases for its errors). Method: docs/validation.md, "Out of sample".
+// chord method: within 0.5 points of re-taking them every step, measured; +1.4 s of CPU cold for
+// `mls validate --cross-validate`, 13 %). A constant no remaining case informs never keeps its
+// fitted value (its error would be in sample): it takes the constant it is declared `near` (of its
+// list: that one's refit; else that constant's value), or else its physical `null`. Only the cases
+// a step reads are evaluated (the fit cases for the sensitivities, the cases a constant moves for a
+// refit's steps, the left-out cases for its errors). Method: docs/validation.md, "Out of sample".
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -35,9 +35,11 @@ constexpr double kIdentified = 1e-6;        // sum of squared sensitivities belo
 constexpr double kRidge = 1e-6;             // relative damping of the normal equations (conditioning only)
 constexpr std::size_t kMaxIterations = 25;  // of the full fit
 constexpr double kConverged = 1e-6;         // max |change of a log constant| at which the full fit stops
-// Max |change of a log constant| at which an out-of-sample refit stops: its steps shrink ~10x each,
-// so the constants are then within ~0.03 % of where the iteration ends (errors print to 0.1 %).
-constexpr double kRefitConverged = 3e-3;
+// Max |change of a log constant| at which an out-of-sample refit stops: its steps shrink 4-40x
+// each (measured), so the constants end within a few 0.1 % of the iteration's limit (measured:
+// stopping at 0.3 % instead changes no error by 0.02 points). Also how far a row's constants move
+// before a refit evaluates it again (until then its log error follows its sensitivities).
+constexpr double kRefitConverged = 1e-2;
 const double kRelinearise = std::log(kStep);  // how far a constant moves before a refit re-takes its sensitivities
 
 struct Constant {
@@ -355,7 +357,8 @@ double largest_change(const std::vector<double>& a, const std::vector<double>& b
 // constant's sensitivities are taken again once it is further from where they were taken than the
 // finite difference's own step (kRelinearise). It stops when no constant moved by kRefitConverged.
 // Only the rows a constant moves are evaluated: those with a nonzero sensitivity to it at the
-// committed constants (the others' predictions do not depend on it). Which constants the rows
+// committed constants (the others' predictions do not depend on it), and of those only the ones
+// whose constants moved kRefitConverged since they were last evaluated. Which constants the rows
 // inform, and so which take their `near` or null, is decided at the committed constants.
 Point refit(Predictor& predict, const std::vector<Constant>& cs, const std::vector<double>& theta,
             const Linearised& lin, const std::vector<CaseRow>& rows, const std::vector<bool>& use) {
@@ -369,15 +372,38 @@ Point refit(Predictor& predict, const std::vector<Constant>& cs, const std::vect
     }
   Linearised at = lin;
   std::vector<double> taken_at = theta;  // where each constant's sensitivities were last taken
+  // Where each row was last evaluated (its constants and its log error there): a row none of whose
+  // constants has moved kRefitConverged since is carried by its sensitivities instead.
+  std::vector<std::vector<double>> row_values(n, Point{theta, std::vector<std::optional<double>>(K)}.values());
+  std::vector<double> row_r = lin.r;
   Point p = gauss_newton(cs, theta, at.J, at.r, use);
   double change = largest_change(theta, p.theta);
   for (std::size_t it = 1; it < kMaxIterations && change >= kRefitConverged; ++it) {
     const auto values = p.values();
-    const auto predicted = predict(values, moving);
+    std::vector<bool> retake(K, false), need(n, false);
+    for (std::size_t k = 0; k < K; ++k)
+      retake[k] = !cs[k].info.pinned && !p.taken[k] && std::abs(p.theta[k] - taken_at[k]) > kRelinearise;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!moving[i]) continue;
+      double linear = row_r[i];
+      for (std::size_t k = 0; k < K; ++k) {
+        if (!moves[k][i]) continue;
+        const double was = row_values[i][k], now = values[k];
+        const double step = was > 0 && now > 0 ? std::log(now / was) : (was == now ? 0 : HUGE_VAL);
+        need[i] = need[i] || retake[k] || std::abs(step) >= kRefitConverged;
+        if (std::isfinite(step)) linear += at.J[i][k] * step;
+      }
+      at.r[i] = linear;
+    }
+    const auto predicted =
+        std::count(need.begin(), need.end(), true) ? predict(values, need) : std::vector<double>(n, 0);
     for (std::size_t i = 0; i < n; ++i)
-      if (moving[i]) at.r[i] = log_ratio(predicted[i], rows[i].measured);
+      if (need[i]) {
+        at.r[i] = row_r[i] = log_ratio(predicted[i], rows[i].measured);
+        row_values[i] = values;
+      }
     for (std::size_t k = 0; k < K; ++k) {
-      if (cs[k].info.pinned || p.taken[k] || std::abs(p.theta[k] - taken_at[k]) <= kRelinearise) continue;
+      if (!retake[k]) continue;
       std::vector<double> v = values;
       v[k] *= kStep;
       const auto moved = predict(v, moves[k]);
