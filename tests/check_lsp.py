@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """check_lsp.py — drives `mls lsp` with a scripted client (issue #17): initialize, diagnostics with
 their ranges (UTF-16 columns too), hover on a let, a shown value and a sweep column (value, unit,
-assumptions), hover in a document with errors (what they do not reach is evaluated), a hover that
-refuses to evaluate a huge sweep, definition into stdlib/, references,
-completion after `H100.`, document symbols, the did-you-mean code action, malformed input of every
-kind (framing, JSON, ids, unknown methods, bad and out-of-range positions) and both exit codes.
+assumptions), hover in a document with errors (what they do not reach is evaluated; a `set ` being
+typed reaches nothing), a hover that refuses to evaluate a huge sweep, definition into stdlib/,
+references, completion after `H100.`, document symbols, the did-you-mean code action, malformed
+input of every kind (framing, JSON, ids, unknown methods, bad and out-of-range positions) and both
+exit codes.
 
 usage: check_lsp.py MLS_BINARY REPO_DIR
 """
@@ -292,6 +293,17 @@ def main():
     h = hover_in(errs, 5, 4)
     check("not evaluated: depends on `f` (line 4), which has an error" in h,
           "hover on a let calling the erroneous function: %r" % h)
+
+    # A `set ` with no target yet (being typed) names nothing it could set: the rest is evaluated.
+    typing = "file://" + os.path.join(tmp, "typing.mls")
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": typing, "languageId": "mls", "version": 1,
+                                                       "text": "let a = 2 * 3\nset \nlet q = a + 1\n"}})
+    ds = c.diagnostics(typing)
+    check(len(ds) == 1, "typing.mls: one parse error: %r" % ds)
+    h = hover_in(typing, 0, 4)
+    check("`6`" in h and "not evaluated" not in h, "hover above a `set ` being typed: %r" % h)
+    h = hover_in(typing, 2, 4)
+    check("`7`" in h and "not evaluated" not in h, "hover below a `set ` being typed: %r" % h)
 
     # A huge sweep is not evaluated on hover.
     big = "file://" + os.path.join(tmp, "big.mls")

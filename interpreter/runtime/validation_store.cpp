@@ -109,7 +109,7 @@ std::vector<std::string> unjoin(const std::string& s) {
   return out;
 }
 
-constexpr const char* kMagic = "mls validation table 2";
+constexpr const char* kMagic = "mls validation table 4";
 
 std::uint64_t fnv(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;

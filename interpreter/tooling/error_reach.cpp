@@ -115,9 +115,9 @@ void ErrorReach::skipped(const Module::Skipped& s) {
       tainted_.emplace(*t, c);
     else if (!all_conventions_)
       all_conventions_ = c;
-  } else if (kw == "set") {
-    const auto t = name.empty() ? std::nullopt : target_of(intern(name));
-    if (t)
+  } else if (kw == "set" && !name.empty()) {
+    // A `set` with no target yet (`set ` being typed) names nothing it could set: it reaches nothing.
+    if (const auto t = target_of(intern(name)))
       tainted_.emplace(*t, c);
     else if (!all_)
       all_ = ErrorCause{c.at, c.what, true};

@@ -88,12 +88,17 @@ TEST_CASE("a set with an error reaches what reads its target") {
   CHECK(reach.clean_choices().empty());
 }
 
-TEST_CASE("a set that does not parse reaches its target; one with no target reaches everything") {
+TEST_CASE(
+    "a set that does not parse reaches its target; one with no target yet nothing; one of an unknown name "
+    "everything") {
   Doc d("let x = 2\nlet y = x + 1\nset x =\nlet z = 1\n");
   CHECK(d.cause("y") == "`set x =` line 3");
   CHECK(d.cause("z") == "");
-  Doc e("let x = 2\nset\nlet z = 1\n");
-  CHECK(e.cause("z") == "`set` line 2 everything");
+  Doc e("let x = 2\nset\nlet z = 1\n");  // being typed: it names nothing it could set
+  CHECK(e.cause("x") == "");
+  CHECK(e.cause("z") == "");
+  Doc f("let x = 2\nset zz\nlet z = 1\n");
+  CHECK(f.cause("z") == "`set zz` line 2 everything");
 }
 
 TEST_CASE("a use the configuration refuses reaches what reads the convention, through the prelude") {
