@@ -320,6 +320,17 @@ Point gauss_newton(const std::vector<Constant>& cs, const std::vector<double>& t
   return out;
 }
 
+// The sensitivities of the rows in `of` to constant k (d log prediction / d log constant) at
+// `values`, where those rows predict `predicted`: the rows evaluated with constant k moved kStep.
+void take_sensitivities(Predictor& predict, std::vector<double> values, std::size_t k,
+                        const std::vector<double>& predicted, const std::vector<bool>& of,
+                        std::vector<std::vector<double>>& J) {
+  values[k] *= kStep;
+  const auto moved = predict(values, of);
+  for (std::size_t i = 0; i < of.size(); ++i)
+    if (of[i]) J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
+}
+
 struct Linearised {
   std::vector<double> r;               // log(predicted / measured) per case
   std::vector<std::vector<double>> J;  // d log predicted / d log constant
@@ -333,14 +344,8 @@ Linearised linearise(Predictor& predict, const std::vector<Constant>& cs, const 
   l.r.resize(rows.size());
   l.J.assign(rows.size(), std::vector<double>(cs.size(), 0));
   for (std::size_t i = 0; i < rows.size(); ++i) l.r[i] = fit[i] ? log_ratio(predicted[i], rows[i].measured) : 0;
-  for (std::size_t k = 0; k < cs.size(); ++k) {
-    if (cs[k].info.pinned) continue;
-    std::vector<double> v = values;
-    v[k] *= kStep;
-    const auto moved = predict(v, fit);
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      if (fit[i]) l.J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
-  }
+  for (std::size_t k = 0; k < cs.size(); ++k)
+    if (!cs[k].info.pinned) take_sensitivities(predict, values, k, predicted, fit, l.J);
   return l;
 }
 
@@ -404,11 +409,7 @@ Point refit(Predictor& predict, const std::vector<Constant>& cs, const std::vect
       }
     for (std::size_t k = 0; k < K; ++k) {
       if (!retake[k]) continue;
-      std::vector<double> v = values;
-      v[k] *= kStep;
-      const auto moved = predict(v, moves[k]);
-      for (std::size_t i = 0; i < n; ++i)
-        if (moves[k][i]) at.J[i][k] = log_ratio(moved[i], predicted[i]) / std::log(kStep);
+      take_sensitivities(predict, values, k, predicted, moves[k], at.J);
       taken_at[k] = p.theta[k];
     }
     Point next = gauss_newton(cs, p.theta, at.J, at.r, use);
@@ -467,8 +468,7 @@ void cross_validate(Program& p, const Config& cfg, const FamilyEntry& e, Validat
   if (full_fit) {
     Point at{theta, std::vector<std::optional<double>>(cs.size())};
     for (std::size_t it = 1; it <= kMaxIterations; ++it) {
-      double change = 0;
-      for (std::size_t k = 0; k < cs.size(); ++k) change = std::max(change, std::abs(best.theta[k] - at.theta[k]));
+      const double change = largest_change(at.theta, best.theta);
       at = best;
       const auto vals = at.values();
       const auto pred = predict(vals, fit);
