@@ -196,18 +196,26 @@ class Sim {
     return true;
   }
 
+  // The pages a sequence needs beyond its own to hold one more token: max(0, ceil((ctx + 1) /
+  // page_size) - pages), without the division while its pages hold the token (every step of
+  // every decoding sequence asks: the division was a third of a serving simulation's time).
+  std::int64_t more_pages(const Seq& s) const {
+    if (s.ctx + 1 <= s.pages * c_.page_size) return 0;
+    return ceil_div(s.ctx + 1, c_.page_size) - s.pages;
+  }
+
   // Pages for one more token of every decoding sequence, preempting the youngest while short.
   void grow_decoders(Group& e) {
     while (true) {
       std::int64_t need = 0;
       for (const Seq& s : e.running)
-        if (s.left == 0) need += std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+        if (s.left == 0) need += more_pages(s);
       if (need <= e.free_pages || e.running.size() <= 1) break;
       preempt(e);
     }
     for (Seq& s : e.running)
       if (s.left == 0) {
-        const std::int64_t more = std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+        const std::int64_t more = more_pages(s);
         s.pages += more;
         e.free_pages -= more;
       }
