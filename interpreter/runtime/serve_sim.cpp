@@ -210,6 +210,7 @@ class Sim {
       std::int64_t need = 0;
       for (const Seq& s : e.running)
         if (s.left == 0) need += more_pages(s);
+      if (need == 0) return;  // most steps: every page has room for the token
       if (need <= e.free_pages || e.running.size() <= 1) break;
       preempt(e);
     }
@@ -337,7 +338,7 @@ class Sim {
 
   void finish(std::size_t ei, double now) {
     Engine& e = engines_[ei];
-    std::int64_t made = 0;
+    std::int64_t made = 0, finished = 0;
     for (const Planned& p : e.plan) {
       if (!p.produces) continue;
       ++made;
@@ -346,10 +347,17 @@ class Sim {
         rq.first =
             now +
             (c_.phase == Phase::prefill ? c_.transfer_fixed + c_.transfer_token * static_cast<double>(rq.prompt) : 0.0);
-      if (++rq.done == rq.output) rq.finish = std::max(now, rq.first);
+      if (++rq.done == rq.output) rq.finish = std::max(now, rq.first), ++finished;
     }
     if (made > 0) produced_.emplace_back(now, made);  // step ends arrive in time order
     // Finished sequences leave and free their pages (static: only once the group's batch is done).
+    // Outside static batching a sequence leaves at the step that finishes it: with none finished
+    // by this one, no running sequence has finished (most steps; the scan reads every request).
+    if (finished == 0 && c_.policy != Policy::static_batch) {
+      e.plan.clear();
+      e.busy = false;
+      return;
+    }
     for (Group& g : e.groups) {
       const bool keep_batch =
           c_.policy == Policy::static_batch &&
