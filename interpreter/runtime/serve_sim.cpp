@@ -196,18 +196,27 @@ class Sim {
     return true;
   }
 
+  // The pages a sequence needs beyond its own to hold one more token: max(0, ceil((ctx + 1) /
+  // page_size) - pages), without the division while its pages hold the token (every step of
+  // every decoding sequence asks: the division was a third of a serving simulation's time).
+  std::int64_t more_pages(const Seq& s) const {
+    if (s.ctx + 1 <= s.pages * c_.page_size) return 0;
+    return ceil_div(s.ctx + 1, c_.page_size) - s.pages;
+  }
+
   // Pages for one more token of every decoding sequence, preempting the youngest while short.
   void grow_decoders(Group& e) {
     while (true) {
       std::int64_t need = 0;
       for (const Seq& s : e.running)
-        if (s.left == 0) need += std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+        if (s.left == 0) need += more_pages(s);
+      if (need == 0) return;  // most steps: every page has room for the token
       if (need <= e.free_pages || e.running.size() <= 1) break;
       preempt(e);
     }
     for (Seq& s : e.running)
       if (s.left == 0) {
-        const std::int64_t more = std::max<std::int64_t>(0, ceil_div(s.ctx + 1, c_.page_size) - s.pages);
+        const std::int64_t more = more_pages(s);
         s.pages += more;
         e.free_pages -= more;
       }
@@ -329,7 +338,7 @@ class Sim {
 
   void finish(std::size_t ei, double now) {
     Engine& e = engines_[ei];
-    std::int64_t made = 0;
+    std::int64_t made = 0, finished = 0;
     for (const Planned& p : e.plan) {
       if (!p.produces) continue;
       ++made;
@@ -338,10 +347,17 @@ class Sim {
         rq.first =
             now +
             (c_.phase == Phase::prefill ? c_.transfer_fixed + c_.transfer_token * static_cast<double>(rq.prompt) : 0.0);
-      if (++rq.done == rq.output) rq.finish = std::max(now, rq.first);
+      if (++rq.done == rq.output) rq.finish = std::max(now, rq.first), ++finished;
     }
     if (made > 0) produced_.emplace_back(now, made);  // step ends arrive in time order
     // Finished sequences leave and free their pages (static: only once the group's batch is done).
+    // Outside static batching a sequence leaves at the step that finishes it: with none finished
+    // by this one, no running sequence has finished (most steps; the scan reads every request).
+    if (finished == 0 && c_.policy != Policy::static_batch) {
+      e.plan.clear();
+      e.busy = false;
+      return;
+    }
     for (Group& g : e.groups) {
       const bool keep_batch =
           c_.policy == Policy::static_batch &&
