@@ -350,14 +350,15 @@ class Sim {
       if (++rq.done == rq.output) rq.finish = std::max(now, rq.first), ++finished;
     }
     if (made > 0) produced_.emplace_back(now, made);  // step ends arrive in time order
-    // Finished sequences leave and free their pages (static: only once the group's batch is done).
     // Outside static batching a sequence leaves at the step that finishes it: with none finished
     // by this one, no running sequence has finished (most steps; the scan reads every request).
-    if (finished == 0 && c_.policy != Policy::static_batch) {
-      e.plan.clear();
-      e.busy = false;
-      return;
-    }
+    if (finished > 0 || c_.policy == Policy::static_batch) release_finished(e);
+    e.plan.clear();
+    e.busy = false;
+  }
+
+  // Finished sequences leave and free their pages (static: only once the group's batch is done).
+  void release_finished(Engine& e) {
     for (Group& g : e.groups) {
       const bool keep_batch =
           c_.policy == Policy::static_batch &&
@@ -369,8 +370,6 @@ class Sim {
         return true;
       });
     }
-    e.plan.clear();
-    e.busy = false;
   }
 
   Result summarize_run() {

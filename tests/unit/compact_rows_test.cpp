@@ -142,18 +142,11 @@ TEST_CASE("a sink that takes blocks of rows reads the numbers table_row would ha
       opt.threads = threads;
       RowsSink rows;
       run_program(s.prog, s.ck, *cfg, opt, blocks ? static_cast<RunSink&>(got) : rows);
-      const Deps& d = s.prog.deps;
-      if (!blocks) {
-        want = std::move(rows.rows);
-        for (const Row& r : want) {
-          want_deps.emplace_back();
-          for (const Value& v : r.cells) want_deps.back().push_back(dep_text(d, v.deps));
-        }
-      } else {
-        for (const Row& r : got.made) {
-          made_deps.emplace_back();
-          for (const Value& v : r.cells) made_deps.back().push_back(dep_text(d, v.deps));
-        }
+      if (!blocks) want = std::move(rows.rows);
+      // Read while this run's dependency table lives.
+      for (const Row& r : blocks ? got.made : want) {
+        auto& out = (blocks ? made_deps : want_deps).emplace_back();
+        for (const Value& v : r.cells) out.push_back(dep_text(s.prog.deps, v.deps));
       }
     }
     CHECK(got.one_by_one == 0);
