@@ -2,7 +2,9 @@
 // bytes of the C++ heap against the memory limit. Each thread keeps a running balance and adds it
 // to the shared count once it passes kBatch either way, so an allocation costs a usable-size
 // lookup and a thread-local addition; the limit is checked when a balance is added. A sanitizer
-// build keeps the sanitizer's allocator (and has no limit).
+// build keeps the sanitizer's allocator (and has no limit), unless the target asks for the limit
+// (MLS_HEAP_LIMIT_UNDER_SANITIZER: the pipeline's fuzz target, whose structured inputs of up to
+// 16 MiB may need gigabytes; tests/fuzz/CMakeLists.txt): it then counts the sanitizer's malloc.
 #include "memory_limit.hpp"
 
 #include <malloc.h>
@@ -12,15 +14,25 @@
 #include <cstdlib>
 #include <new>
 
+// g++ says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define MLS_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MLS_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+#if defined(MLS_SANITIZER_ALLOCATOR) && !defined(MLS_HEAP_LIMIT_UNDER_SANITIZER)
+#define MLS_COUNT_HEAP 0
+#else
+#define MLS_COUNT_HEAP 1
+#endif
+
 namespace mls {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kCounting = false;
-#else
-constexpr bool kCounting = true;
-#endif
+constexpr bool kCounting = MLS_COUNT_HEAP != 0;
 
 // Bytes a thread may allocate (or free) before its balance joins the shared count: with 512
 // threads the count is off by at most 128 MiB either way.
@@ -154,6 +166,13 @@ std::size_t memory_limit() { return static_cast<std::size_t>(limit_now()); }
 
 bool memory_limit_reached() { return g_reached.load(std::memory_order_relaxed); }
 
+std::size_t memory_in_use() {
+  const std::int64_t live = g_live.load(std::memory_order_relaxed) + t_balance;
+  return live > 0 ? static_cast<std::size_t>(live) : 0;
+}
+
+void clear_memory_limit_reached() { g_reached.store(false, std::memory_order_relaxed); }
+
 std::string memory_limit_text() {
   const std::size_t l = memory_limit();
   const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
@@ -175,7 +194,7 @@ std::string memory_limit_warning() {
 
 }  // namespace mls
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if MLS_COUNT_HEAP
 // The replaceable global allocation functions ([new.delete]): every C++ allocation of the
 // executable, and of the libraries it links, passes here.
 void* operator new(std::size_t n) { return mls::allocate(n); }

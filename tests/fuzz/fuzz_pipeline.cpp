@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "cli/memory_limit.hpp"
 #include "interpreter/report/chart.hpp"
 #include "interpreter/report/report.hpp"
 #include "interpreter/results/format.hpp"
@@ -129,6 +131,24 @@ std::unique_ptr<Base> make_base() {
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<Base> base;
+
+void run_input(const Files& files);
+
+}  // namespace
+
+// An input that needs more memory than the limit (MLS_MAX_MEMORY, or the executable's 4 GiB) fails
+// with std::bad_alloc as `mls run` does (cli/main.cpp reports limit.memory): the session may be
+// half-way through a phase, so it is dropped and the next input gets a fresh one. Memory in
+// proportion to the input is allowed (a list literal costs ~1 KB per 2-byte element, a short
+// statement ~1.5 KB: at most ~500 bytes per input byte); reaching the limit with an input smaller
+// than (limit - the session's heap before it) / kMaxBytesPerInputByte is memory out of
+// proportion, a finding. So is a bad_alloc that is not the limit's (the sanitizer's allocator
+// refusing a size), and one while the prelude loads (a limit too low for the session itself).
+constexpr std::size_t kMaxBytesPerInputByte = 2048;
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   std::string_view recipe;
@@ -140,10 +160,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return -1;  // keep each small-mode run fast: large inputs are the structured mode's
   }
   const Files files = split_files(in);
-  static std::unique_ptr<Base> base;
   static std::size_t runs = 0;
   static const bool fresh_always = std::getenv("MLS_FUZZ_FRESH") != nullptr;
-  if (!base || fresh_always || runs++ % kFreshEvery == 0) base = make_base();
+  if (!base || fresh_always || runs++ % kFreshEvery == 0) {
+    base.reset();  // first: two sessions at once would count twice against the limit
+    base = make_base();
+  }
+  const std::size_t held = mls::memory_in_use();
+  try {
+    run_input(files);
+  } catch (const std::bad_alloc&) {
+    if (!mls::memory_limit_reached()) throw;
+    mls::clear_memory_limit_reached();
+    base.reset();
+    const std::size_t room = mls::memory_limit() > held ? mls::memory_limit() - held : 0;
+    if (in.size() < room / kMaxBytesPerInputByte)
+      broken("memory out of proportion to the input", std::to_string(in.size()) + " bytes reached the " +
+                                                          mls::memory_limit_text() + " limit with " +
+                                                          std::to_string(held >> 20) + " MiB held before it");
+    std::fprintf(stderr, "fuzz_pipeline: the input needs more than the %s memory limit (%zu MiB held before it)\n",
+                 mls::memory_limit_text().c_str(), held >> 20);
+  }
+  return 0;
+}
+
+namespace {
+
+void run_input(const Files& files) {
   mls::Core& core = base->core;
   mls::Session& s = core.session();
   const mls::Core::Transaction input = core.begin();
@@ -193,5 +236,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   r.reset();  // values refer to the program's tables: drop them before the rollback
   s.prog.reader = nullptr;
   core.rollback(input);
-  return 0;
 }
+
+}  // namespace
