@@ -67,9 +67,23 @@ std::string Checker::dim_text(const TypeP& t) const { return describe(*t, p_.uni
 
 Diagnostic& Checker::error(ErrorKind k, Span s, std::string msg, const Env& env) {
   Diagnostic& d = p_.diags.error(k, s, std::move(msg));
-  if (!env.calls.empty() && env.calls.back().valid())
-    d.notes.push_back({env.calls.back(), "in this call", LabelKind::call});
+  note_calls(d, env);
   return d;
+}
+
+// The call that instantiated the function the error is in; and, for an error inside the stdlib
+// reached through stdlib calls, also the user's own call that led there (the innermost call from
+// a user's file), so that the user's line is always among the labels (`fleet(TPU_v6e, ...)`
+// passed to fleet_mtbf fails in node_mtbf, two calls below the user's).
+void Checker::note_calls(Diagnostic& d, const Env& env) const {
+  if (env.calls.empty() || !env.calls.back().valid()) return;
+  d.notes.push_back({env.calls.back(), "in this call", LabelKind::call});
+  if (!p_.is_stdlib(env.calls.back().file)) return;
+  for (auto it = env.calls.rbegin(); it != env.calls.rend(); ++it)
+    if (it->valid() && !p_.is_stdlib(it->file)) {
+      d.notes.push_back({*it, "reached from this call", LabelKind::call});
+      return;
+    }
 }
 
 std::optional<ResolvedUnit> Checker::resolve_unit(const UnitExpr& u, bool report) {

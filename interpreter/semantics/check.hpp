@@ -89,6 +89,7 @@ class Checker {
   // recursive function's result type settles; returns that type.
   TypeP check_instance(std::uint32_t fn, std::size_t my, const std::function<TypeP()>& pass);
   Diagnostic& error(ErrorKind k, Span s, std::string msg, const Env& env);
+  void note_calls(Diagnostic& d, const Env& env) const;
   [[nodiscard]] std::string dim_text(const TypeP& t) const;
 
   Program& p_;

@@ -82,9 +82,7 @@ TypeP Checker::call(Expr& e, Env& env) {
   NativeCheck nc{p_, e, std::move(args), p_.diags};
   const std::size_t before = p_.diags.size();
   TypeP r = impl.type(nc);
-  if (!env.calls.empty() && env.calls.back().valid())
-    for (std::size_t i = before; i < p_.diags.size(); ++i)
-      const_cast<Diagnostic&>(p_.diags.items()[i]).notes.push_back({env.calls.back(), "in this call", LabelKind::call});
+  for (std::size_t i = before; i < p_.diags.size(); ++i) note_calls(const_cast<Diagnostic&>(p_.diags.items()[i]), env);
   return r;
 }
 

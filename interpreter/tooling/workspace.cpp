@@ -225,9 +225,16 @@ std::vector<WsDiagnostic> Workspace::diagnostics(const std::string& path) {
     if (d.span.valid() && d.span.file == p.main_file) {
       w.range = range_of(p, d.span);
     } else if (d.span.valid()) {
-      // In an imported file (the prelude does not fail): said where, shown at the top.
+      // In an imported file or the stdlib: said where, and shown at the document's call that
+      // reached it when a note names one (the checker labels it, check.cpp note_calls), else at
+      // the top.
       w.message = p.sources.where_col(d.span) + ": " + d.message;
       w.related.push_back({Location{file_of(p, d.span.file, stdlib_dir), range_of(p, d.span)}, d.label});
+      for (const auto& n : d.notes)
+        if (n.span.valid() && n.span.file == p.main_file) {
+          w.range = range_of(p, n.span);
+          break;
+        }
     }
     for (const auto& n : d.notes)
       if (n.span.valid())

@@ -37,6 +37,19 @@ TEST_CASE("diagnostics carry the range, code and did-you-mean") {
   CHECK(ws.diagnostics("/virtual/not_open.mls").empty());
 }
 
+TEST_CASE("an error inside the stdlib is shown at the document's call that reached it") {
+  // fleet_mtbf -> node_mtbf reads node.gpus of an accelerator: two stdlib calls below line 2.
+  Workspace ws;
+  ws.open("/virtual/f.mls", "let f = fleet(TPU_v6e, 64, InfiniBand_NDR)\nshow m = fleet_mtbf(f) -> h\n");
+  const auto ds = ws.diagnostics("/virtual/f.mls");
+  REQUIRE(!ds.empty());
+  for (const auto& d : ds) {
+    CHECK(d.code == "field.unknown");
+    CHECK(d.message.find("reliability.mls:") != std::string::npos);  // where in the stdlib, in the text
+    CHECK(d.range == TextRange{{1, 9}, {1, 22}});                    // fleet_mtbf(f)
+  }
+}
+
 TEST_CASE("an open document is read for imports instead of the disk") {
   Workspace ws;
   ws.open("/virtual/lib.mls", "let base = 2 GB\n");
