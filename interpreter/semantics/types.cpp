@@ -45,11 +45,21 @@ TypeP t_str() {
   }();
   return t;
 }
+// A number type without a display hint is the same for every literal of its dimension: one per
+// dimension and thread (types are immutable and shared), not one per literal (240 bytes each, a
+// sixth of what a `show 1` statement costs). The few dimensions a program uses fill the cache;
+// past kCached a type is made as before.
 TypeP t_num(const Dim& d) {
+  constexpr std::size_t kCached = 64;
+  thread_local std::vector<TypeP> cache;
+  for (const TypeP& t : cache)
+    if (t->dim == d) return t;
   Type x;
   x.k = Type::K::num;
   x.dim = d;
-  return make(std::move(x));
+  TypeP t = make(std::move(x));
+  if (cache.size() < kCached) cache.push_back(t);
+  return t;
 }
 TypeP t_num_hint(const Dim& d, DisplayHint h) {
   Type x;
