@@ -150,16 +150,11 @@ void run_input(const Files& files);
 constexpr std::size_t kMaxBytesPerInputByte = 2048;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::string_view in(reinterpret_cast<const char*>(data), size);
+  const std::string_view raw(reinterpret_cast<const char*>(data), size);
   std::string_view recipe;
-  std::string expanded;
-  if (mls_fuzz::recipe_of(in, recipe)) {
-    expanded = mls_fuzz::expand(recipe);
-    in = expanded;
-  } else if (size > (std::size_t{1} << 16)) {
+  const bool is_recipe = mls_fuzz::recipe_of(raw, recipe);
+  if (!is_recipe && size > (std::size_t{1} << 16))
     return -1;  // keep each small-mode run fast: large inputs are the structured mode's
-  }
-  const Files files = split_files(in);
   static std::size_t runs = 0;
   static const bool fresh_always = std::getenv("MLS_FUZZ_FRESH") != nullptr;
   if (!base || fresh_always || runs++ % kFreshEvery == 0) {
@@ -167,15 +162,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     base = make_base();
   }
   const std::size_t held = mls::memory_in_use();
+  std::size_t input_size = 0;  // 0 until the input is expanded: a limit reached before is the target's
   try {
+    // The expansion and the split files count against the limit too (up to 2 x 16 MiB).
+    std::string expanded;
+    if (is_recipe) expanded = mls_fuzz::expand(recipe);
+    const std::string_view in = is_recipe ? std::string_view(expanded) : raw;
+    input_size = in.size();
+    const Files files = split_files(in);
     run_input(files);
   } catch (const std::bad_alloc&) {
     if (!mls::memory_limit_reached()) throw;
     mls::clear_memory_limit_reached();
     base.reset();
     const std::size_t room = mls::memory_limit() > held ? mls::memory_limit() - held : 0;
-    if (in.size() < room / kMaxBytesPerInputByte)
-      broken("memory out of proportion to the input", std::to_string(in.size()) + " bytes reached the " +
+    if (input_size > 0 && input_size < room / kMaxBytesPerInputByte)
+      broken("memory out of proportion to the input", std::to_string(input_size) + " bytes reached the " +
                                                           mls::memory_limit_text() + " limit with " +
                                                           std::to_string(held >> 20) + " MiB held before it");
     std::fprintf(stderr, "fuzz_pipeline: the input needs more than the %s memory limit (%zu MiB held before it)\n",
