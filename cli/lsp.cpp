@@ -10,11 +10,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
 #include "commands.hpp"
+#include "grammar/diagnostic.hpp"
 #include "grammar/json_bounded.hpp"
 #include "interpreter/results/format.hpp"
 #include "interpreter/tooling/controls.hpp"
@@ -258,7 +260,14 @@ class Server {
         case Framer::R::bad: send_error(json(nullptr), kParseError, "bad framing: " + why); continue;
         case Framer::R::message: break;
       }
-      if (const std::optional<int> rc = message(body)) return *rc;
+      // A message that needs more memory than mls may use (a 64 MiB array of numbers under a
+      // low MLS_MAX_MEMORY) is answered and dropped, as a malformed one is: the server goes on.
+      try {
+        if (const std::optional<int> rc = message(body)) return *rc;
+      } catch (const std::bad_alloc&) {
+        body = std::string();
+        send_error(json(nullptr), kInternalError, "out of memory: the message needs more memory than mls may use");
+      }
     }
   }
 
@@ -280,7 +289,8 @@ class Server {
       send_error(json(nullptr), kParseError,
                  parsed.too_deep
                      ? "the message nests arrays or objects deeper than " + std::to_string(kMaxJsonDepth) + " levels"
-                     : std::string("the message is not JSON"));
+                 : parsed.too_many ? "the message holds more than " + std::to_string(kMaxJsonValues) + " JSON values"
+                                   : std::string("the message is not JSON"));
       return std::nullopt;
     }
     const json& msg = parsed.value;
@@ -538,6 +548,8 @@ int serve_lsp(LspInput& in, const std::function<void(std::string_view)>& write, 
       Server server(write, opt);
       rc = server.run(framer);
     });
+  } catch (const std::bad_alloc&) {
+    rc = info(ErrorKind::limit_memory).exit_code;  // out of memory outside a message (docs/editors.md)
   } catch (...) {
     rc = 70;  // internal error (docs/editors.md)
   }

@@ -137,6 +137,16 @@ def deep_config(mls, d):
     check(p.returncode == 65 and err.count("error[hf.bad_value]") == 2 and "an array of 1000000 values" in err and
           len(err) < 4000, "a million-element array and a 4 MB string as values: two short hf.bad_value messages "
           "(%d bytes)" % len(err))
+    # Three million values (past the 2,000,000 a config or an LSP message may hold): refused before
+    # the value is built, one short hf.parse message.
+    with open(os.path.join(d, "flood.json"), "w") as f:
+        f.write('{"model_type": "llama", "hidden_size": [' + ",".join(["0"] * 3_000_000) + "]}")
+    with open(os.path.join(d, "flood.mls"), "w") as f:
+        f.write('let m = model_from_hf("flood.json")\nshow m.params\n')
+    p = run(mls, ["check", "flood.mls"], d)
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 65 and "error[hf.parse]" in err and "more than 2000000 JSON values" in err and
+          len(err) < 2000, "three million values in a config.json: one short hf.parse message (%d bytes)" % len(err))
 
 
 def secrets(mls, d):

@@ -41,8 +41,11 @@ def run(mls, args, cwd, stdin=None):
     return tuple(run_bounded(mls, args, cwd, stdin, TIMEOUT, ADDRESS_SPACE, env()))[:4]
 
 
-def lsp(mls, path):
-    """`mls lsp` with a document open: (answered hover and shutdown and exited 0, what happened)."""
+def lsp(mls, path, flood=False):
+    """`mls lsp` with a document open: (answered hover and shutdown and exited 0, what happened).
+    With `flood`, a request of 60 MB (30 million numbers: under the 64 MiB message cap, ~0.5 GB as a
+    DOM, and as much again to destroy one) comes first and must be refused with ParseError before
+    it is built (grammar/json_bounded.hpp, kMaxJsonValues); it used to end the server."""
     p = subprocess.Popen([mls, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          env=env(), preexec_fn=cap)
     buf = b""
@@ -77,6 +80,14 @@ def lsp(mls, path):
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
         reply(1)
         send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        if flood:
+            body = b'{"jsonrpc":"2.0","id":9,"method":"textDocument/hover","params":[' + b"0," * 30_000_000 + b"0]}"
+            p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            p.stdin.flush()
+            del body
+            r = reply(None)
+            if r.get("error", {}).get("code") != -32700 or "JSON values" not in r["error"].get("message", ""):
+                return False, "the 60 MB request got %r" % r
         with open(path, encoding="utf-8") as f:
             text = f.read()
         send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
@@ -172,6 +183,9 @@ def main():
         # The language server answers on a 16 MiB list and exits cleanly.
         ok, what = lsp(mls, os.path.join(d, "list.mls"))
         check(ok, "lsp: a 16 MiB list literal open: %s" % what)
+        # A message of 30 million values is refused, not built; the server goes on.
+        ok, what = lsp(mls, os.path.join(d, "list.mls"), flood=True)
+        check(ok, "lsp: a 60 MB request past the limit, then the 16 MiB list: %s" % what)
     return checks.result()
 
 

@@ -448,6 +448,13 @@ bool load_hf_config(Program& p, const std::string& literal, Span at) {
         .notes.push_back({at, "read by model_from_hf here"});
     return false;
   }
+  if (parsed.too_many) {
+    p.diags
+        .error(ErrorKind::hf_parse, Span{file, 0, 1},
+               "not a config.json: more than " + std::to_string(kMaxJsonValues) + " JSON values")
+        .notes.push_back({at, "read by model_from_hf here"});
+    return false;
+  }
   if (!parsed.ok) {
     const JsonError e = first_json_error(t);
     auto& d = p.diags.error(ErrorKind::hf_parse, Span{file, e.offset, e.offset + 1}, "not valid JSON: " + e.message);

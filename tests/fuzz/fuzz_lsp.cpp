@@ -15,10 +15,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 
 #include "cli/lsp.hpp"
+#include "cli/memory_limit.hpp"
 #include "interpreter/tooling/workspace.hpp"
 #include "structured.hpp"
 
@@ -68,17 +70,41 @@ void check_framed(std::string_view out) {
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<mls::Workspace> ws;
+
+void serve(std::string_view in, bool structured);
+
+}  // namespace
+
+// Under the memory limit (MLS_MAX_MEMORY; the structured run sets 512 MiB, tests/fuzz/CMakeLists.txt),
+// as `mls lsp` runs: the server answers a request that runs out with an error and a document
+// whose analysis runs out with a limit.memory diagnostic (lsp.cpp, workspace.cpp). Past the limit
+// anywhere else (the target's own expansion, a message being read) the workspace is dropped and the
+// next input gets a fresh one; a bad_alloc that is not the limit's stays a finding.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::string_view in(reinterpret_cast<const char*>(data), size);
+  const std::string_view raw(reinterpret_cast<const char*>(data), size);
   std::string_view recipe;
-  std::string expanded;
-  const bool structured = mls_fuzz::recipe_of(in, recipe);
-  if (structured) {
-    expanded = mls_fuzz::expand(recipe);
-    in = expanded;
-  } else if (size > (std::size_t{1} << 15)) {
+  const bool structured = mls_fuzz::recipe_of(raw, recipe);
+  if (!structured && size > (std::size_t{1} << 15))
     return -1;  // keep each small-mode run fast: large inputs are the structured mode's
+  try {
+    std::string expanded;
+    if (structured) expanded = mls_fuzz::expand(recipe);
+    serve(structured ? std::string_view(expanded) : raw, structured);
+  } catch (const std::bad_alloc&) {
+    if (!mls::memory_limit_reached()) throw;
+    ws.reset();
+    std::fprintf(stderr, "fuzz_lsp: the input needs more than the %s memory limit\n", mls::memory_limit_text().c_str());
   }
+  mls::clear_memory_limit_reached();  // also after the server's own recoveries
+  return 0;
+}
+
+namespace {
+
+void serve(std::string_view in, bool structured) {
   std::string stream;
   if (!in.empty() && in.front() == 'R') {
     stream = std::string(in.substr(1));
@@ -96,9 +122,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   BytesInput input(std::move(stream));
   // The prelude is loaded once per workspace: reuse one, fresh for the first input and every
   // 256th (as fuzz_pipeline does), so one crash file alone reproduces a fresh server.
-  static std::unique_ptr<mls::Workspace> ws;
   static std::size_t runs = 0;
-  if (!ws || runs++ % 256 == 0) ws = std::make_unique<mls::Workspace>();
+  if (!ws || runs++ % 256 == 0) {
+    ws.reset();  // first: two workspaces at once would count twice against the limit
+    ws = std::make_unique<mls::Workspace>();
+  }
   mls::LspOptions opt;
   opt.workspace = ws.get();
   opt.stdlib_dir = "";  // no disk reads for definitions
@@ -107,7 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string out;
   const int rc = mls::serve_lsp(
       input, [&](std::string_view s) { out.append(s); }, opt);
-  if (rc != mls::kLspExitOk && rc != mls::kLspExitUnclean) broken("exit code other than 0 or 1", std::to_string(rc));
+  // 65: out of memory outside any one message (reading a message's bytes), only at the limit.
+  const bool out_of_memory = rc == 65 && mls::memory_limit_reached();
+  if (rc != mls::kLspExitOk && rc != mls::kLspExitUnclean && !out_of_memory)
+    broken("exit code other than 0 or 1", std::to_string(rc));
+  if (out_of_memory) ws.reset();
   check_framed(out);
-  return 0;
 }
+
+}  // namespace

@@ -36,6 +36,22 @@ TEST_CASE("nesting up to the bound parses; one level more is refused, not built"
   CHECK_FALSE(bad.too_deep);
 }
 
+TEST_CASE("more values than kMaxJsonValues are refused, not built") {
+  auto flat = [](std::size_t n) {
+    std::string t = "[";
+    for (std::size_t i = 0; i < n; ++i) t += i ? ",0" : "0";
+    return t + "]";
+  };
+  const BoundedJson at = parse_bounded_json(flat(kMaxJsonValues - 1));  // and the array itself
+  CHECK(at.ok);
+  CHECK(at.value.size() == kMaxJsonValues - 1);
+  const BoundedJson over = parse_bounded_json(flat(kMaxJsonValues));
+  CHECK_FALSE(over.ok);
+  CHECK(over.too_many);
+  CHECK_FALSE(over.too_deep);
+  CHECK(over.value.is_null());
+}
+
 TEST_CASE("json_too_deep_at points at the first bracket past the bound, skipping strings") {
   const std::string t = "{\"k\": \"[[[[\", \"v\": " + nested(kMaxJsonDepth) + "}";
   const std::size_t at = json_too_deep_at(t);
