@@ -21,6 +21,7 @@
 
 #include "cli/lsp.hpp"
 #include "cli/memory_limit.hpp"
+#include "grammar/diagnostic.hpp"
 #include "interpreter/tooling/workspace.hpp"
 #include "structured.hpp"
 
@@ -135,8 +136,8 @@ void serve(std::string_view in, bool structured) {
   std::string out;
   const int rc = mls::serve_lsp(
       input, [&](std::string_view s) { out.append(s); }, opt);
-  // 65: out of memory outside any one message (reading a message's bytes), only at the limit.
-  const bool out_of_memory = rc == 65 && mls::memory_limit_reached();
+  // limit.memory's code: out of memory outside any one message (reading its bytes), only at the limit.
+  const bool out_of_memory = rc == mls::info(mls::ErrorKind::limit_memory).exit_code && mls::memory_limit_reached();
   if (rc != mls::kLspExitOk && rc != mls::kLspExitUnclean && !out_of_memory)
     broken("exit code other than 0 or 1", std::to_string(rc));
   if (out_of_memory) ws.reset();
